@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Idempotent install of what the ARM cross builds and qemu tests need:
+#  - aarch64: cross gcc, libssl-dev:arm64, pkgconf:arm64 (so ./configure --host
+#    reads the arm64 libcrypto.pc), and the arm64 openssl CLI unpacked under
+#    /opt/arm64-openssl (installing openssl:arm64 would remove openssl:amd64);
+#  - armv7:   cross gcc (armhf), and libssl-dev:armhf when the armhf index can be had;
+#  - qemu-user for both.
+# Installing libssl-dev:<foreign> upgrades the amd64 OpenSSL packages to the same
+# version: expected. apt updates are transactional per repository, so one broken
+# foreign index (seen: armhf on a syncing security mirror) hides the arm64 one too;
+# armhf is therefore added in a second, optional step that backs out on failure.
+# Usage: arm-setup.sh [--no-armhf-libssl]
+set -euo pipefail
+export DEBIAN_FRONTEND=noninteractive
+
+want_armhf_ssl=1
+[ "${1:-}" = "--no-armhf-libssl" ] && want_armhf_ssl=0
+
+have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
+has_arch() { dpkg --print-foreign-architectures | grep -qx "$1"; }
+apt_update() { apt-get update -q >/tmp/arm-setup-apt.log 2>&1 || { sleep 5; apt-get update -q >/tmp/arm-setup-apt.log 2>&1; }; }
+install_missing() {
+    local missing=() p
+    for p in "$@"; do have_pkg "$p" || missing+=("$p"); done
+    [ "${#missing[@]}" -eq 0 ] && return 0
+    apt-get install -y -q --no-install-recommends "${missing[@]}"
+}
+
+# 1. arm64 + the cross compilers (these are amd64 packages) + qemu
+base=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-arm-linux-gnueabihf
+      libc6-dev-armhf-cross qemu-user libssl-dev:arm64 pkgconf:arm64)
+if ! install_missing "${base[@]}" 2>/dev/null; then
+    has_arch arm64 || dpkg --add-architecture arm64
+    if ! apt_update; then
+        # a broken armhf index must not block arm64: retry without armhf
+        if has_arch armhf && ! have_pkg libssl3:armhf; then
+            dpkg --remove-architecture armhf
+        fi
+        apt_update || { cat /tmp/arm-setup-apt.log; exit 1; }
+    fi
+    install_missing "${base[@]}"
+fi
+
+# 2. the arm64 openssl CLI, unpacked beside the amd64 one
+ver=$(dpkg-query -W -f='${Version}' libssl3:arm64)
+stamp=/opt/arm64-openssl/.version
+if [ ! -x /opt/arm64-openssl/usr/bin/openssl ] || [ "$(cat "$stamp" 2>/dev/null)" != "$ver" ]; then
+    d=$(mktemp -d)
+    (cd "$d" && apt-get download -q "openssl:arm64=$ver")
+    rm -rf /opt/arm64-openssl
+    dpkg -x "$d"/openssl_*_arm64.deb /opt/arm64-openssl
+    echo "$ver" > "$stamp"
+    rm -rf "$d"
+fi
+
+# 3. optional: libssl-dev:armhf (only the full armhf provider build needs it;
+#    the NEON kernel tests do not link libcrypto)
+if [ "$want_armhf_ssl" = 1 ] && ! have_pkg libssl-dev:armhf; then
+    added=0
+    has_arch armhf || { dpkg --add-architecture armhf; added=1; }
+    if apt_update && install_missing libssl-dev:armhf; then
+        :
+    else
+        echo "arm-setup: libssl-dev:armhf unavailable (see /tmp/arm-setup-apt.log); armv7 provider build skipped" >&2
+        if [ "$added" = 1 ] && ! have_pkg libssl3:armhf; then
+            dpkg --remove-architecture armhf
+            apt_update || true
+        fi
+    fi
+fi
+
+qemu-aarch64 -L / /opt/arm64-openssl/usr/bin/openssl version
+if have_pkg libssl-dev:armhf; then echo "armhf libssl-dev: yes"; else echo "armhf libssl-dev: no"; fi

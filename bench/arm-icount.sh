@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Dynamic instruction counts of ChaCha20 on AArch64 under qemu-user: our NEON
+# kernel against OpenSSL's own arm64 ChaCha20 (EVP, default provider, the arm64
+# libcrypto), as instructions per byte at several lengths. Timings under qemu mean
+# nothing; executed instructions are a fair proxy between two NEON codes.
+#
+# Method: a small loop program encrypts one buffer `iters` times. qemu logs every
+# translated block (-d in_asm) and every block execution (-d exec, with nochain so
+# that no execution is hidden by block chaining); awk sums the instructions of the
+# executed blocks. The same program with iters=0 is the baseline (loader, OpenSSL
+# init); (count(iters) - count(0)) / (iters * len) is instructions per byte,
+# including per-call overhead (for OpenSSL: EVP_EncryptUpdate's).
+#
+# Needs .ci/arm-setup.sh first. Usage: bench/arm-icount.sh [lengths...]
+#   QEMU_CPU (default cortex-a72) picks the emulated core; ITERS (default 8).
+#   OURS_IMPL_SRC: extra sources for the kernel (default: the NEON and portable
+#   cores); the lead's tree can point this at its own list.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+lens=("$@")
+[ "${#lens[@]}" -eq 0 ] && lens=(64 1024 16384)
+iters=${ITERS:-8}
+cpu=${QEMU_CPU:-cortex-a72}
+cc=${CC_AARCH64:-aarch64-linux-gnu-gcc}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+cat > "$work/loop.c" <<'CEOF'
+/* icount loop: argv = ours|openssl LEN ITERS */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <openssl/evp.h>
+#include "backend.h"
+
+extern const chacha20_impl chacha20_neon_impl;
+
+int main(int argc, char **argv)
+{
+    static const unsigned char key[32] = { 1, 2, 3 }, iv[16] = { 0, 0, 0, 0, 9 };
+    uint32_t k[8], c[4] = { 0, 9, 0, 0 };
+    size_t len, iters, i;
+    unsigned char *buf;
+    EVP_CIPHER_CTX *ctx = NULL;
+    EVP_CIPHER *ciph = NULL;
+    int outl, ours;
+
+    if (argc != 4)
+        return 2;
+    ours = strcmp(argv[1], "ours") == 0;
+    len = strtoul(argv[2], NULL, 0);
+    iters = strtoul(argv[3], NULL, 0);
+    buf = calloc(1, len + 1);
+    memcpy(k, key, sizeof(k));
+    /* both paths set up in full, so the baseline (iters = 0) cancels the setup */
+    ciph = EVP_CIPHER_fetch(NULL, "ChaCha20", "provider=default");
+    ctx = EVP_CIPHER_CTX_new();
+    if (buf == NULL || ciph == NULL || ctx == NULL
+        || !EVP_EncryptInit_ex2(ctx, ciph, key, iv, NULL))
+        return 1;
+    for (i = 0; i < iters; i++) {
+        if (ours) {
+            chacha20_neon_impl.xor_stream(buf, buf, len, k, c);
+            c[0] += (uint32_t)((len + 63) / 64);
+        } else if (!EVP_EncryptUpdate(ctx, buf, &outl, buf, (int)len)) {
+            return 1;
+        }
+    }
+    printf("%02x\n", buf[0]);
+    EVP_CIPHER_CTX_free(ctx);
+    EVP_CIPHER_free(ciph);
+    free(buf);
+    return 0;
+}
+CEOF
+
+srcs=${OURS_IMPL_SRC:-"$top/provider/asm/chacha20_neon.c $top/provider/impl/chacha20_portable.c"}
+# shellcheck disable=SC2086
+$cc -O2 -I"$top/provider/impl" -o "$work/loop" "$work/loop.c" $srcs -lcrypto
+
+# Executed instructions of one run: in_asm gives each block's size at
+# translation (a block may be translated again: the newest size wins), exec
+# lines name the block run.
+count() {
+    qemu-aarch64 -L / -cpu "$cpu" -d in_asm,exec,nochain -D "$work/log" \
+        "$work/loop" "$@" > /dev/null
+    awk '
+        /^IN:/ { inblk = 1; pc = ""; n = 0; next }
+        inblk && /^0x[0-9a-f]+:/ {
+            if (pc == "") pc = substr($1, 1, length($1) - 1)
+            n++; next
+        }
+        inblk && !/^0x/ { if (pc != "") size[pc + 0 == pc ? pc : tolower(pc)] = n; inblk = 0 }
+        /^Trace / {
+            match($0, /\/[0-9a-f]+\//)
+            p = substr($0, RSTART + 1, RLENGTH - 2)
+            key = sprintf("0x%016s", p); gsub(/ /, "0", key)
+            total += size[key]
+        }
+        END { if (inblk && pc != "") size[pc] = n; printf "%d\n", total }
+    ' "$work/log"
+}
+
+printf '# qemu-aarch64 -cpu %s, %s iterations, instructions per byte\n' "$cpu" "$iters"
+printf '%-8s %12s %12s\n' "bytes" "ours(neon)" "openssl-evp"
+for len in "${lens[@]}"; do
+    row=()
+    for who in ours openssl; do
+        base=$(count "$who" "$len" 0)
+        full=$(count "$who" "$len" "$iters")
+        row+=("$(awk -v a="$full" -v b="$base" -v n="$((iters * len))" \
+            'BEGIN { printf "%.3f", (a - b) / n }')")
+    done
+    printf '%-8s %12s %12s\n' "$len" "${row[0]}" "${row[1]}"
+done

@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * ChaCha20 for SSSE3 (built with -mssse3 only): 4 blocks per pass in xmm
+ * lanes, and 1..3 blocks in horizontal xmm rows for tails and short inputs.
+ */
+#include <tmmintrin.h>
+#include "backend.h"
+
+/* byte shuffles rotating each 32-bit lane left by 16 and by 8 */
+#define ROT16_MASK _mm_setr_epi8(2, 3, 0, 1, 6, 7, 4, 5, \
+                                 10, 11, 8, 9, 14, 15, 12, 13)
+#define ROT8_MASK _mm_setr_epi8(3, 0, 1, 2, 7, 4, 5, 6, \
+                                11, 8, 9, 10, 15, 12, 13, 14)
+
+#define CT_PFX x128
+#define CT_V __m128i
+#define CT_LANES 4
+#define CT_ADD(a, b) _mm_add_epi32(a, b)
+#define CT_XOR(a, b) _mm_xor_si128(a, b)
+#define CT_ROT16(x) _mm_shuffle_epi8(x, ROT16_MASK)
+#define CT_ROT8(x) _mm_shuffle_epi8(x, ROT8_MASK)
+#define CT_ROTL(x, n) _mm_or_si128(_mm_slli_epi32(x, n), _mm_srli_epi32(x, 32 - (n)))
+#define CT_SHUF(x, imm) _mm_shuffle_epi32(x, imm)
+#define CT_UNPACKLO32(a, b) _mm_unpacklo_epi32(a, b)
+#define CT_UNPACKHI32(a, b) _mm_unpackhi_epi32(a, b)
+#define CT_UNPACKLO64(a, b) _mm_unpacklo_epi64(a, b)
+#define CT_UNPACKHI64(a, b) _mm_unpackhi_epi64(a, b)
+
+#include "chacha20_x86_template.h"
+
+#define LOADU128(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
+#define STOREU128(p, v) _mm_storeu_si128((__m128i *)(void *)(p), v)
+
+/* Write one block held as rows r0..r3 (xored with src, or keystream if NULL). */
+static inline __attribute__((always_inline))
+void emit_block(uint8_t *dst, const uint8_t *src,
+                __m128i r0, __m128i r1, __m128i r2, __m128i r3)
+{
+    if (src != NULL) {
+        r0 = _mm_xor_si128(r0, LOADU128(src));
+        r1 = _mm_xor_si128(r1, LOADU128(src + 16));
+        r2 = _mm_xor_si128(r2, LOADU128(src + 32));
+        r3 = _mm_xor_si128(r3, LOADU128(src + 48));
+    }
+    STOREU128(dst, r0);
+    STOREU128(dst + 16, r1);
+    STOREU128(dst + 32, r2);
+    STOREU128(dst + 48, r3);
+}
+
+/* 4 blocks per pass while at least 256 bytes remain, then one final pass. */
+static void xor_4x(uint8_t *out, const uint8_t *in, size_t len,
+                   const uint32_t key[8], const uint32_t counter[4])
+{
+    __m128i s[16], r[16];
+    _Alignas(16) uint8_t ks[256];
+    int i, j;
+
+    s[0] = _mm_set1_epi32(CT_SIGMA0);
+    s[1] = _mm_set1_epi32(CT_SIGMA1);
+    s[2] = _mm_set1_epi32(CT_SIGMA2);
+    s[3] = _mm_set1_epi32(CT_SIGMA3);
+    for (i = 0; i < 8; i++)
+        s[4 + i] = _mm_set1_epi32((int)key[i]);
+    s[12] = _mm_add_epi32(_mm_set1_epi32((int)counter[0]),
+                          _mm_setr_epi32(0, 1, 2, 3));
+    s[13] = _mm_set1_epi32((int)counter[1]);
+    s[14] = _mm_set1_epi32((int)counter[2]);
+    s[15] = _mm_set1_epi32((int)counter[3]);
+
+    for (; len >= 256; len -= 256, in += 256, out += 256) {
+        x128_vblocks(r, s);
+        for (j = 0; j < 4; j++)
+            emit_block(out + 64 * j, in + 64 * j,
+                       r[4 * j], r[4 * j + 1], r[4 * j + 2], r[4 * j + 3]);
+        s[12] = _mm_add_epi32(s[12], _mm_set1_epi32(4));
+    }
+    if (len > 0) {
+        x128_vblocks(r, s);
+        for (j = 0; j < 4; j++)
+            emit_block(ks + 64 * j, NULL,
+                       r[4 * j], r[4 * j + 1], r[4 * j + 2], r[4 * j + 3]);
+        ct_xor_tail(out, in, ks, len);
+        memset(ks, 0, sizeof(ks));
+        __asm__ volatile("" : : "r"(ks) : "memory");
+    }
+}
+
+/* nsets (1..3) blocks in horizontal rows, 64 * (nsets - 1) < len <= 64 * nsets. */
+static inline __attribute__((always_inline))
+void xor_h128(uint8_t *out, const uint8_t *in, size_t len,
+              const uint32_t key[8], const uint32_t counter[4], int nsets)
+{
+    __m128i v[12];
+    __m128i d = LOADU128(counter);
+    const __m128i one = _mm_setr_epi32(1, 0, 0, 0);
+    _Alignas(16) uint8_t ks[64];
+    int k;
+
+    for (k = 0; k < 3; k++) {
+        v[4 * k] = _mm_setr_epi32(CT_SIGMA0, CT_SIGMA1, CT_SIGMA2, CT_SIGMA3);
+        v[4 * k + 1] = LOADU128(key);
+        v[4 * k + 2] = LOADU128(key + 4);
+        v[4 * k + 3] = d;
+        d = _mm_add_epi32(d, one);
+    }
+    x128_hrounds(v, nsets);
+    for (k = 0; k < nsets; k++) {
+        if (len >= 64) {
+            emit_block(out, in, v[4 * k], v[4 * k + 1], v[4 * k + 2],
+                       v[4 * k + 3]);
+            out += 64;
+            in += 64;
+            len -= 64;
+        } else {
+            emit_block(ks, NULL, v[4 * k], v[4 * k + 1], v[4 * k + 2],
+                       v[4 * k + 3]);
+            ct_xor_tail(out, in, ks, len);
+            memset(ks, 0, sizeof(ks));
+            __asm__ volatile("" : : "r"(ks) : "memory");
+            break;
+        }
+    }
+}
+
+static void chacha20_xor_ssse3(uint8_t *out, const uint8_t *in, size_t len,
+                               const uint32_t key[8],
+                               const uint32_t counter[4])
+{
+    size_t full, rest;
+    uint32_t ctr[4];
+
+    if (len <= 192) {
+        if (len > 128)
+            xor_h128(out, in, len, key, counter, 3);
+        else if (len > 64)
+            xor_h128(out, in, len, key, counter, 2);
+        else if (len > 0)
+            xor_h128(out, in, len, key, counter, 1);
+        return;
+    }
+    full = len & ~(size_t)255;
+    rest = len - full;
+    /* a remainder of 1..3 blocks is cheaper in rows than in a 4-block pass */
+    if (full == 0 || rest > 192 || rest == 0) {
+        xor_4x(out, in, len, key, counter);
+        return;
+    }
+    xor_4x(out, in, full, key, counter);
+    ctr[0] = counter[0] + (uint32_t)(full / 64);
+    ctr[1] = counter[1];
+    ctr[2] = counter[2];
+    ctr[3] = counter[3];
+    chacha20_xor_ssse3(out + full, in + full, rest, key, ctr);
+}
+
+const chacha20_impl chacha20_ssse3_impl = {
+    "ssse3", CHACHA_CAP_SSSE3, chacha20_xor_ssse3
+};

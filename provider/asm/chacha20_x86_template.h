@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * ChaCha20 round template for the x86-64 SIMD backends, included once per
+ * vector width. The including file defines the parameters below, includes this
+ * header, and gets two kernels named after CT_PFX:
+ *
+ *   CT_PFX_vblocks: "vertical" layout, one state word per vector and one
+ *       block per 32-bit lane (CT_LANES blocks at once), rows transposed back
+ *       to block order at the end;
+ *   CT_PFX_hrounds: "horizontal" layout, one state row per 128-bit lane, for
+ *       1..3 independent block sets at once (short inputs and tails).
+ *
+ * Parameters (all undefined again at the end of this file):
+ *   CT_PFX                     name prefix
+ *   CT_V                       vector type
+ *   CT_LANES                   32-bit lanes per vector
+ *   CT_ADD(a, b), CT_XOR(a, b) lane-wise 32-bit add and xor
+ *   CT_ROT16(x), CT_ROT8(x)    rotate each lane left by 16 / 8 (byte shuffles)
+ *   CT_ROTL(x, n)              rotate each lane left by n (shift pair)
+ *   CT_SHUF(x, imm)            32-bit lane shuffle inside each 128-bit lane
+ *   CT_UNPACK{LO,HI}{32,64}    interleaves inside each 128-bit lane
+ */
+
+#ifndef CHACHA20_X86_TEMPLATE_COMMON
+#define CHACHA20_X86_TEMPLATE_COMMON
+
+#include <stdint.h>
+#include <string.h>
+#include <emmintrin.h>
+
+#define CT_CAT2(a, b) a##_##b
+#define CT_CAT(a, b) CT_CAT2(a, b)
+#define CT_FN(name) CT_CAT(CT_PFX, name)
+
+#define CT_INLINE static inline __attribute__((always_inline))
+
+#define CT_SIGMA0 0x61707865    /* "expand 32-byte k" */
+#define CT_SIGMA1 0x3320646e
+#define CT_SIGMA2 0x79622d32
+#define CT_SIGMA3 0x6b206574
+
+/*
+ * Four quarter-rounds on independent words, one step at a time across all
+ * four so that each step offers four independent operations.
+ */
+#define CT_QR_STEP(a, b, d, ROT) \
+    a = CT_ADD(a, b); d = CT_XOR(d, a); d = ROT(d)
+#define CT_QR_STEP12(a, b, d) \
+    a = CT_ADD(a, b); d = CT_XOR(d, a); d = CT_ROTL(d, 12)
+#define CT_QR_STEP7(a, b, d) \
+    a = CT_ADD(a, b); d = CT_XOR(d, a); d = CT_ROTL(d, 7)
+
+#define CT_QR4(a0, b0, c0, d0, a1, b1, c1, d1, a2, b2, c2, d2, \
+               a3, b3, c3, d3) \
+    do { \
+        CT_QR_STEP(a0, b0, d0, CT_ROT16); CT_QR_STEP(a1, b1, d1, CT_ROT16); \
+        CT_QR_STEP(a2, b2, d2, CT_ROT16); CT_QR_STEP(a3, b3, d3, CT_ROT16); \
+        CT_QR_STEP12(c0, d0, b0); CT_QR_STEP12(c1, d1, b1); \
+        CT_QR_STEP12(c2, d2, b2); CT_QR_STEP12(c3, d3, b3); \
+        CT_QR_STEP(a0, b0, d0, CT_ROT8); CT_QR_STEP(a1, b1, d1, CT_ROT8); \
+        CT_QR_STEP(a2, b2, d2, CT_ROT8); CT_QR_STEP(a3, b3, d3, CT_ROT8); \
+        CT_QR_STEP7(c0, d0, b0); CT_QR_STEP7(c1, d1, b1); \
+        CT_QR_STEP7(c2, d2, b2); CT_QR_STEP7(c3, d3, b3); \
+    } while (0)
+
+#define CT_QR2(a0, b0, c0, d0, a1, b1, c1, d1) \
+    do { \
+        CT_QR_STEP(a0, b0, d0, CT_ROT16); CT_QR_STEP(a1, b1, d1, CT_ROT16); \
+        CT_QR_STEP12(c0, d0, b0); CT_QR_STEP12(c1, d1, b1); \
+        CT_QR_STEP(a0, b0, d0, CT_ROT8); CT_QR_STEP(a1, b1, d1, CT_ROT8); \
+        CT_QR_STEP7(c0, d0, b0); CT_QR_STEP7(c1, d1, b1); \
+    } while (0)
+
+#ifndef CT_VMODE
+#define CT_VMODE 4
+#endif
+#if CT_VMODE == 4
+#define CT_VROUND CT_QR4
+#elif CT_VMODE == 2
+#define CT_VROUND(a0, b0, c0, d0, a1, b1, c1, d1, a2, b2, c2, d2, a3, b3, c3, d3) \
+    do { CT_QR2(a0, b0, c0, d0, a1, b1, c1, d1); CT_QR2(a2, b2, c2, d2, a3, b3, c3, d3); } while (0)
+#else
+#define CT_VROUND(a0, b0, c0, d0, a1, b1, c1, d1, a2, b2, c2, d2, a3, b3, c3, d3) \
+    do { CT_QR_ROWS(a0, b0, c0, d0); CT_QR_ROWS(a1, b1, c1, d1); CT_QR_ROWS(a2, b2, c2, d2); CT_QR_ROWS(a3, b3, c3, d3); } while (0)
+#endif
+
+/* One quarter-round on four rows (horizontal layout). */
+#define CT_QR_ROWS(a, b, c, d) \
+    do { \
+        CT_QR_STEP(a, b, d, CT_ROT16); CT_QR_STEP12(c, d, b); \
+        CT_QR_STEP(a, b, d, CT_ROT8); CT_QR_STEP7(c, d, b); \
+    } while (0)
+
+/*
+ * Column round, then diagonal round, on rows a..d. Row b finishes last in
+ * each round, so the diagonals are formed by rotating a, c and d instead of
+ * b: those shuffles run while b is still being computed and stay off the
+ * critical path.
+ */
+#define CT_DROUND_ROWS(a, b, c, d) \
+    do { \
+        CT_QR_ROWS(a, b, c, d); \
+        a = CT_SHUF(a, 0x93); c = CT_SHUF(c, 0x39); d = CT_SHUF(d, 0x4e); \
+        CT_QR_ROWS(a, b, c, d); \
+        a = CT_SHUF(a, 0x39); c = CT_SHUF(c, 0x93); d = CT_SHUF(d, 0x4e); \
+    } while (0)
+
+/*
+ * dst[0..n) = src[0..n) ^ ks[0..n) for a final partial stretch, n < 512;
+ * touches no byte of src or dst at or past n.
+ */
+CT_INLINE void ct_xor_tail(uint8_t *dst, const uint8_t *src,
+                           const uint8_t *ks, size_t n)
+{
+    uint64_t a, b;
+    uint32_t c, e;
+
+    while (n >= 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)src);
+
+        v = _mm_xor_si128(v, _mm_loadu_si128((const __m128i *)ks));
+        _mm_storeu_si128((__m128i *)dst, v);
+        dst += 16;
+        src += 16;
+        ks += 16;
+        n -= 16;
+    }
+    if (n & 8) {
+        memcpy(&a, src, 8);
+        memcpy(&b, ks, 8);
+        a ^= b;
+        memcpy(dst, &a, 8);
+        dst += 8;
+        src += 8;
+        ks += 8;
+    }
+    if (n & 4) {
+        memcpy(&c, src, 4);
+        memcpy(&e, ks, 4);
+        c ^= e;
+        memcpy(dst, &c, 4);
+        dst += 4;
+        src += 4;
+        ks += 4;
+    }
+    n &= 3;
+    while (n--)
+        *dst++ = *src++ ^ *ks++;
+}
+
+#endif /* CHACHA20_X86_TEMPLATE_COMMON */
+
+/*
+ * Vertical kernel: s[] holds the 16 input words broadcast to every lane, with
+ * lane i of s[12] = counter + i. Writes r[4 * j + g] = row g (bytes 16g..16g+15)
+ * of the block in lane j of each 128-bit lane, j = 0..3 (for 256-bit vectors
+ * the upper 128-bit lane holds block j + 4).
+ */
+CT_INLINE void CT_FN(vblocks)(CT_V r[16], const CT_V s[16])
+{
+    CT_V x0, x1, x2, x3, x4, x5, x6, x7, x8, x9, x10, x11, x12, x13, x14, x15;
+    CT_V t0, t1, t2, t3;
+#ifdef CT_VROUNDS
+    CT_V x[16];
+
+    CT_VROUNDS(x, s);
+    x0 = x[0]; x1 = x[1]; x2 = x[2]; x3 = x[3];
+    x4 = x[4]; x5 = x[5]; x6 = x[6]; x7 = x[7];
+    x8 = x[8]; x9 = x[9]; x10 = x[10]; x11 = x[11];
+    x12 = x[12]; x13 = x[13]; x14 = x[14]; x15 = x[15];
+#else
+    int i;
+
+    x0 = s[0]; x1 = s[1]; x2 = s[2]; x3 = s[3];
+    x4 = s[4]; x5 = s[5]; x6 = s[6]; x7 = s[7];
+    x8 = s[8]; x9 = s[9]; x10 = s[10]; x11 = s[11];
+    x12 = s[12]; x13 = s[13]; x14 = s[14]; x15 = s[15];
+    for (i = 0; i < 10; i++) {
+        CT_VROUND(x0, x4, x8, x12, x1, x5, x9, x13,
+                  x2, x6, x10, x14, x3, x7, x11, x15);
+        CT_VROUND(x0, x5, x10, x15, x1, x6, x11, x12,
+                  x2, x7, x8, x13, x3, x4, x9, x14);
+    }
+#endif
+
+    /* feed-forward, then a 4x4 transpose of each group of four words */
+#define CT_TRANSPOSE_GROUP(g, w0, w1, w2, w3) \
+    do { \
+        w0 = CT_ADD(w0, s[4 * (g) + 0]); w1 = CT_ADD(w1, s[4 * (g) + 1]); \
+        w2 = CT_ADD(w2, s[4 * (g) + 2]); w3 = CT_ADD(w3, s[4 * (g) + 3]); \
+        t0 = CT_UNPACKLO32(w0, w1); t1 = CT_UNPACKHI32(w0, w1); \
+        t2 = CT_UNPACKLO32(w2, w3); t3 = CT_UNPACKHI32(w2, w3); \
+        r[0 + (g)] = CT_UNPACKLO64(t0, t2); r[4 + (g)] = CT_UNPACKHI64(t0, t2); \
+        r[8 + (g)] = CT_UNPACKLO64(t1, t3); r[12 + (g)] = CT_UNPACKHI64(t1, t3); \
+    } while (0)
+    CT_TRANSPOSE_GROUP(0, x0, x1, x2, x3);
+    CT_TRANSPOSE_GROUP(1, x4, x5, x6, x7);
+    CT_TRANSPOSE_GROUP(2, x8, x9, x10, x11);
+    CT_TRANSPOSE_GROUP(3, x12, x13, x14, x15);
+#undef CT_TRANSPOSE_GROUP
+}
+
+/*
+ * Horizontal kernel: v[4 * k .. 4 * k + 3] are rows a..d of set k, for
+ * nsets (1..3, a compile-time constant after inlining) independent sets.
+ * Runs the 20 rounds and adds the input rows back.
+ */
+CT_INLINE void CT_FN(hrounds)(CT_V v[12], int nsets)
+{
+    CT_V a0 = v[0], b0 = v[1], c0 = v[2], d0 = v[3];
+    CT_V a1 = v[4], b1 = v[5], c1 = v[6], d1 = v[7];
+    CT_V a2 = v[8], b2 = v[9], c2 = v[10], d2 = v[11];
+    int i;
+
+    for (i = 0; i < 10; i++) {
+        CT_DROUND_ROWS(a0, b0, c0, d0);
+        if (nsets > 1)
+            CT_DROUND_ROWS(a1, b1, c1, d1);
+        if (nsets > 2)
+            CT_DROUND_ROWS(a2, b2, c2, d2);
+    }
+    v[0] = CT_ADD(a0, v[0]); v[1] = CT_ADD(b0, v[1]);
+    v[2] = CT_ADD(c0, v[2]); v[3] = CT_ADD(d0, v[3]);
+    if (nsets > 1) {
+        v[4] = CT_ADD(a1, v[4]); v[5] = CT_ADD(b1, v[5]);
+        v[6] = CT_ADD(c1, v[6]); v[7] = CT_ADD(d1, v[7]);
+    }
+    if (nsets > 2) {
+        v[8] = CT_ADD(a2, v[8]); v[9] = CT_ADD(b2, v[9]);
+        v[10] = CT_ADD(c2, v[10]); v[11] = CT_ADD(d2, v[11]);
+    }
+}
+
+#undef CT_PFX
+#undef CT_V
+#undef CT_LANES
+#undef CT_ADD
+#undef CT_XOR
+#undef CT_ROT16
+#undef CT_ROT8
+#undef CT_ROTL
+#undef CT_SHUF
+#undef CT_UNPACKLO32
+#undef CT_UNPACKHI32
+#undef CT_UNPACKLO64
+#undef CT_UNPACKHI64
+#undef CT_VROUNDS

@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* CPU feature detection (once) and the lists of compiled-in backends. */
+#include <openssl/crypto.h>
+#include <string.h>
+#include "backend.h"
+
+#if defined(__x86_64__) || defined(_M_X64)
+# include <cpuid.h>
+#elif defined(__aarch64__) || defined(__arm__)
+# include <sys/auxv.h>
+#endif
+
+#if defined(CHACHA_HAVE_X86_64_SIMD)
+extern const chacha20_impl chacha20_avx2_impl;
+extern const chacha20_impl chacha20_ssse3_impl;
+#endif
+#if defined(CHACHA_HAVE_NEON)
+extern const chacha20_impl chacha20_neon_impl;
+#endif
+
+const chacha20_impl *const chacha20_impl_list[] = {
+#if defined(CHACHA_HAVE_X86_64_SIMD)
+    &chacha20_avx2_impl,
+    &chacha20_ssse3_impl,
+#endif
+#if defined(CHACHA_HAVE_NEON)
+    &chacha20_neon_impl,
+#endif
+    &chacha20_portable_impl,
+    NULL
+};
+
+const poly1305_impl *const poly1305_impl_list[] = {
+    &poly1305_portable_impl,
+    NULL
+};
+
+static CRYPTO_ONCE caps_once = CRYPTO_ONCE_STATIC_INIT;
+static unsigned int caps_value;
+
+#if defined(__x86_64__) || defined(_M_X64)
+static uint64_t read_xcr0(void)
+{
+    uint32_t lo, hi;
+
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    return ((uint64_t)hi << 32) | lo;
+}
+
+static unsigned int detect_caps(void)
+{
+    unsigned int a, b, c, d, caps = 0, max;
+    uint64_t xcr0 = 0;
+
+    if (!__get_cpuid(0, &max, &b, &c, &d))
+        return 0;
+    __cpuid(1, a, b, c, d);
+    if (c & bit_SSSE3)
+        caps |= CHACHA_CAP_SSSE3;
+    if (!(c & bit_OSXSAVE) || !(c & bit_AVX) || max < 7)
+        return caps;
+    xcr0 = read_xcr0();
+    __cpuid_count(7, 0, a, b, c, d);
+    if (b & bit_BMI2)
+        caps |= CHACHA_CAP_BMI2;
+    if (b & bit_ADX)
+        caps |= CHACHA_CAP_ADX;
+    /* the OS must save YMM (XCR0 bits 1,2) before AVX2 may be used */
+    if ((xcr0 & 0x6) == 0x6 && (b & bit_AVX2))
+        caps |= CHACHA_CAP_AVX2;
+    /* ... and opmask + ZMM state (bits 5,6,7) for AVX-512 */
+    if ((xcr0 & 0xe6) == 0xe6 && (b & bit_AVX512F)) {
+        caps |= CHACHA_CAP_AVX512F;
+        if (b & bit_AVX512VL)
+            caps |= CHACHA_CAP_AVX512VL;
+        if (b & bit_AVX512BW)
+            caps |= CHACHA_CAP_AVX512BW;
+        if (b & bit_AVX512IFMA)
+            caps |= CHACHA_CAP_AVX512IFMA;
+    }
+    return caps;
+}
+#elif defined(__aarch64__)
+static unsigned int detect_caps(void)
+{
+    /* Advanced SIMD is mandatory on AArch64 Linux */
+    return CHACHA_CAP_NEON;
+}
+#elif defined(__arm__)
+# ifndef HWCAP_NEON
+#  define HWCAP_NEON (1 << 12)
+# endif
+static unsigned int detect_caps(void)
+{
+    return (getauxval(AT_HWCAP) & HWCAP_NEON) ? CHACHA_CAP_NEON : 0;
+}
+#else
+static unsigned int detect_caps(void)
+{
+    return 0;
+}
+#endif
+
+static void caps_init(void)
+{
+    caps_value = detect_caps();
+}
+
+unsigned int chacha_cpu_caps(void)
+{
+    if (!CRYPTO_THREAD_run_once(&caps_once, caps_init))
+        return 0;
+    return caps_value;
+}
+
+int chacha_caps_ok(unsigned int caps)
+{
+    return (chacha_cpu_caps() & caps) == caps;
+}
+
+/*
+ * Both lists share one lookup; the entries differ in type, so it walks them
+ * through a name/caps accessor.
+ */
+static const void *select_impl(const void *const *list,
+                               const char *(*name_of)(const void *),
+                               unsigned int (*caps_of)(const void *),
+                               const char *name, const char **why)
+{
+    int auto_pick = name == NULL || *name == '\0' || strcmp(name, "auto") == 0;
+    size_t i;
+
+    *why = NULL;
+    for (i = 0; list[i] != NULL; i++) {
+        if (auto_pick) {
+            if (chacha_caps_ok(caps_of(list[i])))
+                return list[i];
+        } else if (strcmp(name_of(list[i]), name) == 0) {
+            if (chacha_caps_ok(caps_of(list[i])))
+                return list[i];
+            *why = "unavailable";
+            return NULL;
+        }
+    }
+    *why = "unknown";
+    return NULL;
+}
+
+static const char *chacha_name(const void *p) { return ((const chacha20_impl *)p)->name; }
+static unsigned int chacha_caps(const void *p) { return ((const chacha20_impl *)p)->caps; }
+static const char *poly_name(const void *p) { return ((const poly1305_impl *)p)->name; }
+static unsigned int poly_caps(const void *p) { return ((const poly1305_impl *)p)->caps; }
+
+const chacha20_impl *chacha20_impl_select(const char *name, const char **why)
+{
+    return select_impl((const void *const *)chacha20_impl_list, chacha_name,
+                       chacha_caps, name, why);
+}
+
+const poly1305_impl *poly1305_impl_select(const char *name, const char **why)
+{
+    return select_impl((const void *const *)poly1305_impl_list, poly_name,
+                       poly_caps, name, why);
+}

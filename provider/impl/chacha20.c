@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* ChaCha20 streaming over a backend kernel: partial blocks and counter carry. */
+#include <string.h>
+#include <openssl/crypto.h>
+#include "chacha20.h"
+
+static const uint8_t zero_block[64];
+
+uint32_t chacha_load_le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16)
+           | ((uint32_t)p[3] << 24);
+}
+
+void chacha_store_le32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+
+/* Make ks hold the keystream of block counter - 1 (the partial block). */
+static void load_partial_block(chacha20_stream *cs)
+{
+    uint32_t prev[4] = { cs->counter[0] - 1, cs->counter[1],
+                         cs->counter[2], cs->counter[3] };
+
+    if (cs->counter[0] == 0)
+        prev[1]--;                      /* borrow, undoing OpenSSL's carry */
+    cs->impl->xor_stream(cs->ks, zero_block, 64, cs->key, prev);
+    cs->ks_valid = 1;
+}
+
+void chacha20_stream_set_key(chacha20_stream *cs, const uint8_t key[32])
+{
+    int i;
+
+    /*
+     * OpenSSL keeps the rest of a partly used block across a key-only re-init,
+     * made with the old key: materialise it first to give the same bytes.
+     */
+    if (cs->partial != 0 && !cs->ks_valid)
+        load_partial_block(cs);
+    for (i = 0; i < 8; i++)
+        cs->key[i] = chacha_load_le32(key + 4 * i);
+}
+
+void chacha20_stream_set_iv(chacha20_stream *cs, const uint8_t iv[16])
+{
+    int i;
+
+    for (i = 0; i < 4; i++)
+        cs->counter[i] = chacha_load_le32(iv + 4 * i);
+    cs->partial = 0;
+    cs->ks_valid = 0;
+    OPENSSL_cleanse(cs->ks, sizeof(cs->ks));
+}
+
+void chacha20_stream_get_iv(const chacha20_stream *cs, uint8_t iv[16])
+{
+    int i;
+
+    for (i = 0; i < 4; i++)
+        chacha_store_le32(iv + 4 * i, cs->counter[i]);
+}
+
+/* Advance the 64-bit block counter by n (n <= 2^32 - counter[0] keeps it exact). */
+static void counter_add(uint32_t counter[4], uint64_t n)
+{
+    uint64_t c = (uint64_t)counter[0] + n;
+
+    counter[0] = (uint32_t)c;
+    counter[1] += (uint32_t)(c >> 32);
+}
+
+/* Run the kernel over len bytes, splitting where the 32-bit counter wraps. */
+static void xor_blocks(chacha20_stream *cs, uint8_t *out, const uint8_t *in,
+                       size_t len)
+{
+    while (len > 0) {
+        uint64_t room = ((uint64_t)1 << 32) - cs->counter[0];   /* blocks */
+        uint64_t blocks = ((uint64_t)len + 63) / 64;
+        size_t n = len;
+
+        if (blocks > room) {
+            blocks = room;
+            n = (size_t)(room * 64);
+        }
+        cs->impl->xor_stream(out, in, n, cs->key, cs->counter);
+        counter_add(cs->counter, blocks);
+        out += n;
+        in += n;
+        len -= n;
+    }
+}
+
+void chacha20_stream_xor(chacha20_stream *cs, uint8_t *out, const uint8_t *in,
+                         size_t len)
+{
+    size_t i, n;
+
+    if (len == 0)
+        return;
+    if (cs->partial != 0) {
+        if (!cs->ks_valid)
+            load_partial_block(cs);
+        n = 64 - cs->partial;
+        if (n > len)
+            n = len;
+        for (i = 0; i < n; i++)
+            out[i] = in[i] ^ cs->ks[cs->partial + i];
+        cs->partial = (cs->partial + (unsigned int)n) & 63;
+        if (cs->partial == 0) {
+            OPENSSL_cleanse(cs->ks, sizeof(cs->ks));
+            cs->ks_valid = 0;
+        }
+        out += n;
+        in += n;
+        len -= n;
+    }
+    if (len == 0)
+        return;
+    xor_blocks(cs, out, in, len);
+    cs->partial = (unsigned int)(len & 63);
+    cs->ks_valid = 0;
+}

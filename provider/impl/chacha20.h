@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * ChaCha20 keystream state with OpenSSL's counter semantics: the 16-byte IV is
+ * four little-endian words, counter[0] is the block counter and a 32-bit wrap
+ * carries into counter[1] (a 64-bit counter, as OpenSSL's default provider).
+ */
+#ifndef CHACHA_PROV_CHACHA20_H
+#define CHACHA_PROV_CHACHA20_H
+
+#include "backend.h"
+
+typedef struct {
+    uint32_t key[8];
+    uint32_t counter[4];       /* next block to generate, then the nonce */
+    /*
+     * Bytes already used of the last block generated (block counter - 1);
+     * 0 when the stream sits on a block boundary. Its keystream is made again
+     * only if the stream continues (then ks_valid), so a one-shot message costs
+     * one kernel call.
+     */
+    unsigned int partial;
+    unsigned int ks_valid;
+    uint8_t ks[64];
+    const chacha20_impl *impl;
+} chacha20_stream;
+
+void chacha20_stream_set_key(chacha20_stream *cs, const uint8_t key[32]);
+/* Load the 16-byte counter||nonce block (OpenSSL's ChaCha20 IV layout). */
+void chacha20_stream_set_iv(chacha20_stream *cs, const uint8_t iv[16]);
+void chacha20_stream_get_iv(const chacha20_stream *cs, uint8_t iv[16]);
+void chacha20_stream_xor(chacha20_stream *cs, uint8_t *out, const uint8_t *in,
+                         size_t len);
+
+uint32_t chacha_load_le32(const uint8_t *p);
+void chacha_store_le32(uint8_t *p, uint32_t v);
+
+#endif

@@ -1,0 +1,243 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * "ChaCha20" cipher dispatch: OpenSSL's 16-byte IV (LE32 block counter, then
+ * the 12-byte nonce; a 32-bit counter wrap carries into IV bytes 4-7), stream
+ * semantics with any update chunking, key and IV settable in separate inits.
+ */
+#include <string.h>
+#include <openssl/core_dispatch.h>
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/err.h>
+#include <openssl/proverr.h>
+#include "cipher_common.h"
+#include "chacha20.h"
+
+#define CHACHA20_IV_LEN 16
+
+typedef struct {
+    CHACHA_PROV_CTX *pctx;
+    chacha20_stream cs;
+    uint8_t oiv[CHACHA20_IV_LEN];      /* IV as given, for "iv" */
+    uint8_t updated_iv[CHACHA20_IV_LEN]; /* buffer behind an octet_ptr get */
+    int enc;
+    int key_set;
+} CHACHA20_CTX;
+
+static OSSL_FUNC_cipher_newctx_fn chacha20_newctx;
+static OSSL_FUNC_cipher_freectx_fn chacha20_freectx;
+static OSSL_FUNC_cipher_dupctx_fn chacha20_dupctx;
+static OSSL_FUNC_cipher_encrypt_init_fn chacha20_einit;
+static OSSL_FUNC_cipher_decrypt_init_fn chacha20_dinit;
+static OSSL_FUNC_cipher_update_fn chacha20_update;
+static OSSL_FUNC_cipher_final_fn chacha20_final;
+static OSSL_FUNC_cipher_cipher_fn chacha20_cipher;
+static OSSL_FUNC_cipher_get_params_fn chacha20_get_params;
+static OSSL_FUNC_cipher_gettable_params_fn chacha20_gettable_params;
+static OSSL_FUNC_cipher_get_ctx_params_fn chacha20_get_ctx_params;
+static OSSL_FUNC_cipher_set_ctx_params_fn chacha20_set_ctx_params;
+static OSSL_FUNC_cipher_gettable_ctx_params_fn chacha20_gettable_ctx_params;
+static OSSL_FUNC_cipher_settable_ctx_params_fn chacha20_settable_ctx_params;
+
+static void *chacha20_newctx(void *provctx)
+{
+    CHACHA_PROV_CTX *pctx = provctx;
+    CHACHA20_CTX *ctx = OPENSSL_zalloc(sizeof(*ctx));
+
+    if (ctx == NULL)
+        return NULL;
+    ctx->pctx = pctx;
+    ctx->cs.impl = pctx->chacha;
+    chacha_trace_newctx(pctx, "ChaCha20");
+    return ctx;
+}
+
+static void chacha20_freectx(void *vctx)
+{
+    OPENSSL_clear_free(vctx, sizeof(CHACHA20_CTX));
+}
+
+static void *chacha20_dupctx(void *vctx)
+{
+    CHACHA20_CTX *src = vctx, *dst = OPENSSL_malloc(sizeof(*dst));
+
+    if (dst != NULL)
+        memcpy(dst, src, sizeof(*dst));
+    return dst;
+}
+
+static int chacha20_init(CHACHA20_CTX *ctx, const unsigned char *key,
+                         size_t keylen, const unsigned char *iv, size_t ivlen,
+                         const OSSL_PARAM params[], int enc)
+{
+    ctx->enc = enc;
+    /* OpenSSL order: the IV is checked and loaded before the key */
+    if (iv != NULL) {
+        if (ivlen != CHACHA20_IV_LEN) {
+            ERR_raise(ERR_LIB_PROV, PROV_R_INVALID_IV_LENGTH);
+            return 0;
+        }
+        memcpy(ctx->oiv, iv, CHACHA20_IV_LEN);
+    }
+    if (key != NULL) {
+        if (keylen != CHACHA_KEY_LEN) {
+            ERR_raise(ERR_LIB_PROV, PROV_R_INVALID_KEY_LENGTH);
+            return 0;
+        }
+        chacha20_stream_set_key(&ctx->cs, key);
+        ctx->key_set = 1;
+    }
+    if (iv != NULL)
+        chacha20_stream_set_iv(&ctx->cs, iv);
+    return chacha20_set_ctx_params(ctx, params);
+}
+
+static int chacha20_einit(void *vctx, const unsigned char *key, size_t keylen,
+                          const unsigned char *iv, size_t ivlen,
+                          const OSSL_PARAM params[])
+{
+    return chacha20_init(vctx, key, keylen, iv, ivlen, params, 1);
+}
+
+static int chacha20_dinit(void *vctx, const unsigned char *key, size_t keylen,
+                          const unsigned char *iv, size_t ivlen,
+                          const OSSL_PARAM params[])
+{
+    return chacha20_init(vctx, key, keylen, iv, ivlen, params, 0);
+}
+
+static int chacha20_update(void *vctx, unsigned char *out, size_t *outl,
+                           size_t outsize, const unsigned char *in, size_t inl)
+{
+    CHACHA20_CTX *ctx = vctx;
+
+    if (!ctx->key_set) {
+        ERR_raise(ERR_LIB_PROV, PROV_R_NO_KEY_SET);
+        return 0;
+    }
+    if (inl == 0) {
+        *outl = 0;
+        return 1;
+    }
+    if (outsize < inl) {
+        ERR_raise(ERR_LIB_PROV, PROV_R_OUTPUT_BUFFER_TOO_SMALL);
+        return 0;
+    }
+    if (out == NULL || in == NULL) {
+        ERR_raise(ERR_LIB_PROV, PROV_R_CIPHER_OPERATION_FAILED);
+        return 0;
+    }
+    chacha20_stream_xor(&ctx->cs, out, in, inl);
+    *outl = inl;
+    return 1;
+}
+
+static int chacha20_final(void *vctx, unsigned char *out, size_t *outl,
+                          size_t outsize)
+{
+    CHACHA20_CTX *ctx = vctx;
+
+    (void)out;
+    (void)outsize;
+    if (!ctx->key_set) {
+        ERR_raise(ERR_LIB_PROV, PROV_R_NO_KEY_SET);
+        return 0;
+    }
+    *outl = 0;
+    return 1;
+}
+
+/* EVP_Cipher(): a NULL input is the (empty) finalisation of a stream cipher. */
+static int chacha20_cipher(void *vctx, unsigned char *out, size_t *outl,
+                           size_t outsize, const unsigned char *in, size_t inl)
+{
+    if (in == NULL)
+        return chacha20_final(vctx, out, outl, outsize);
+    return chacha20_update(vctx, out, outl, outsize, in, inl);
+}
+
+static int chacha20_get_params(OSSL_PARAM params[])
+{
+    return chacha_cipher_get_params(params, CHACHA20_IV_LEN, 0);
+}
+
+static const OSSL_PARAM *chacha20_gettable_params(void *provctx)
+{
+    return chacha_cipher_gettable_params(provctx);
+}
+
+static int chacha20_get_ctx_params(void *vctx, OSSL_PARAM params[])
+{
+    CHACHA20_CTX *ctx = vctx;
+    OSSL_PARAM *p;
+
+    if (!chacha_get_fixed_lengths(params, CHACHA20_IV_LEN))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IV)) != NULL
+        && !chacha_set_octets(p, ctx->oiv, CHACHA20_IV_LEN))
+        return 0;
+    /* the live counter state, advanced by ceil(bytes / 64) blocks */
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_UPDATED_IV)) != NULL) {
+        chacha20_stream_get_iv(&ctx->cs, ctx->updated_iv);
+        if (!chacha_set_octets(p, ctx->updated_iv, CHACHA20_IV_LEN))
+            return 0;
+    }
+    return 1;
+}
+
+static int chacha20_set_ctx_params(void *vctx, const OSSL_PARAM params[])
+{
+    (void)vctx;
+    /* unknown keys (tls-version, padding, ...) are accepted, as OpenSSL does */
+    if (params == NULL)
+        return 1;
+    return chacha_check_fixed_lengths(params, CHACHA20_IV_LEN);
+}
+
+static const OSSL_PARAM chacha20_known_gettable_ctx_params[] = {
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_IV, NULL, 0),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_UPDATED_IV, NULL, 0),
+    OSSL_PARAM_END
+};
+
+static const OSSL_PARAM *chacha20_gettable_ctx_params(void *vctx, void *provctx)
+{
+    (void)vctx;
+    (void)provctx;
+    return chacha20_known_gettable_ctx_params;
+}
+
+static const OSSL_PARAM chacha20_known_settable_ctx_params[] = {
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
+    OSSL_PARAM_END
+};
+
+static const OSSL_PARAM *chacha20_settable_ctx_params(void *vctx, void *provctx)
+{
+    (void)vctx;
+    (void)provctx;
+    return chacha20_known_settable_ctx_params;
+}
+
+const OSSL_DISPATCH chacha_chacha20_functions[] = {
+    { OSSL_FUNC_CIPHER_NEWCTX, (void (*)(void))chacha20_newctx },
+    { OSSL_FUNC_CIPHER_FREECTX, (void (*)(void))chacha20_freectx },
+    { OSSL_FUNC_CIPHER_DUPCTX, (void (*)(void))chacha20_dupctx },
+    { OSSL_FUNC_CIPHER_ENCRYPT_INIT, (void (*)(void))chacha20_einit },
+    { OSSL_FUNC_CIPHER_DECRYPT_INIT, (void (*)(void))chacha20_dinit },
+    { OSSL_FUNC_CIPHER_UPDATE, (void (*)(void))chacha20_update },
+    { OSSL_FUNC_CIPHER_FINAL, (void (*)(void))chacha20_final },
+    { OSSL_FUNC_CIPHER_CIPHER, (void (*)(void))chacha20_cipher },
+    { OSSL_FUNC_CIPHER_GET_PARAMS, (void (*)(void))chacha20_get_params },
+    { OSSL_FUNC_CIPHER_GETTABLE_PARAMS, (void (*)(void))chacha20_gettable_params },
+    { OSSL_FUNC_CIPHER_GET_CTX_PARAMS, (void (*)(void))chacha20_get_ctx_params },
+    { OSSL_FUNC_CIPHER_GETTABLE_CTX_PARAMS,
+      (void (*)(void))chacha20_gettable_ctx_params },
+    { OSSL_FUNC_CIPHER_SET_CTX_PARAMS, (void (*)(void))chacha20_set_ctx_params },
+    { OSSL_FUNC_CIPHER_SETTABLE_CTX_PARAMS,
+      (void (*)(void))chacha20_settable_ctx_params },
+    { 0, NULL }
+};

@@ -1,0 +1,556 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * "ChaCha20-Poly1305" cipher dispatch (RFC 8439 AEAD) with OpenSSL's default
+ * provider semantics: 12-byte nonce only, AAD through updates with a NULL
+ * output, the tag through params, and libssl's TLS 1.2 one-shot record mode.
+ * Where the default provider is unsafe we fail closed (see docs/compat.md):
+ * no key/IV, a missing tag on decrypt, AAD after data, reuse after final.
+ */
+#include <string.h>
+#include <openssl/core_dispatch.h>
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/proverr.h>
+#include "cipher_common.h"
+#include "chacha20.h"
+#include "poly1305.h"
+
+#define AEAD_IV_LEN 12
+#define AEAD_TAG_LEN 16
+#define TLS_AAD_LEN EVP_AEAD_TLS1_AAD_LEN
+#define NO_TLS_PAYLOAD ((size_t)-1)
+/* the 32-bit block counter starts at 1: at most 2^32 - 1 blocks of data */
+#define AEAD_MAX_TEXT ((((uint64_t)1 << 32) - 1) * 64)
+
+enum aead_phase {
+    PHASE_FRESH,               /* nonce set, one-time key not derived yet */
+    PHASE_AAD,                 /* MAC running, AAD accepted */
+    PHASE_DATA,                /* AAD closed, text flowing */
+    PHASE_DONE                 /* tag computed: a new IV (or tlsaad) needed */
+};
+
+typedef struct {
+    CHACHA_PROV_CTX *pctx;
+    chacha20_stream cs;
+    poly1305_ctx mac;
+    uint32_t nonce[3];         /* as set by the IV or tlsivfixed */
+    uint8_t iv[AEAD_IV_LEN];
+    uint8_t tag[AEAD_TAG_LEN]; /* computed (encrypt) or expected (decrypt) */
+    size_t tag_len;            /* 0 until a tag or tag length was set */
+    uint64_t aad_len, text_len;
+    enum aead_phase phase;
+    int enc, key_set, iv_set;
+    size_t tls_payload;        /* NO_TLS_PAYLOAD outside TLS 1.2 record mode */
+    size_t tls_aad_pad;
+    uint8_t tls_aad[TLS_AAD_LEN];
+} AEAD_CTX;
+
+static OSSL_FUNC_cipher_newctx_fn aead_newctx;
+static OSSL_FUNC_cipher_freectx_fn aead_freectx;
+static OSSL_FUNC_cipher_dupctx_fn aead_dupctx;
+static OSSL_FUNC_cipher_encrypt_init_fn aead_einit;
+static OSSL_FUNC_cipher_decrypt_init_fn aead_dinit;
+static OSSL_FUNC_cipher_update_fn aead_update;
+static OSSL_FUNC_cipher_final_fn aead_final;
+static OSSL_FUNC_cipher_cipher_fn aead_cipher;
+static OSSL_FUNC_cipher_get_params_fn aead_get_params;
+static OSSL_FUNC_cipher_gettable_params_fn aead_gettable_params;
+static OSSL_FUNC_cipher_get_ctx_params_fn aead_get_ctx_params;
+static OSSL_FUNC_cipher_set_ctx_params_fn aead_set_ctx_params;
+static OSSL_FUNC_cipher_gettable_ctx_params_fn aead_gettable_ctx_params;
+static OSSL_FUNC_cipher_settable_ctx_params_fn aead_settable_ctx_params;
+
+static void *aead_newctx(void *provctx)
+{
+    CHACHA_PROV_CTX *pctx = provctx;
+    AEAD_CTX *ctx = OPENSSL_zalloc(sizeof(*ctx));
+
+    if (ctx == NULL)
+        return NULL;
+    ctx->pctx = pctx;
+    ctx->cs.impl = pctx->chacha;
+    ctx->tls_payload = NO_TLS_PAYLOAD;
+    chacha_trace_newctx(pctx, "ChaCha20-Poly1305");
+    return ctx;
+}
+
+static void aead_freectx(void *vctx)
+{
+    OPENSSL_clear_free(vctx, sizeof(AEAD_CTX));
+}
+
+static void *aead_dupctx(void *vctx)
+{
+    AEAD_CTX *src = vctx, *dst = OPENSSL_malloc(sizeof(*dst));
+
+    if (dst != NULL)
+        memcpy(dst, src, sizeof(*dst));   /* every field is plain data */
+    return dst;
+}
+
+/* Forget the message in progress: any new key or nonce starts afresh. */
+static void aead_reset_message(AEAD_CTX *ctx)
+{
+    OPENSSL_cleanse(&ctx->mac, sizeof(ctx->mac));
+    ctx->aad_len = ctx->text_len = 0;
+    ctx->phase = PHASE_FRESH;
+    ctx->tls_payload = NO_TLS_PAYLOAD;
+}
+
+static void aead_set_nonce(AEAD_CTX *ctx, const uint8_t iv[AEAD_IV_LEN])
+{
+    int i;
+
+    memcpy(ctx->iv, iv, AEAD_IV_LEN);
+    for (i = 0; i < 3; i++)
+        ctx->nonce[i] = chacha_load_le32(iv + 4 * i);
+    ctx->iv_set = 1;
+}
+
+static int aead_init(AEAD_CTX *ctx, const unsigned char *key, size_t keylen,
+                     const unsigned char *iv, size_t ivlen,
+                     const OSSL_PARAM params[], int enc)
+{
+    ctx->enc = enc;
+    if (iv != NULL) {
+        if (ivlen != AEAD_IV_LEN) {
+            ERR_raise(ERR_LIB_PROV, PROV_R_INVALID_IV_LENGTH);
+            return 0;
+        }
+        aead_set_nonce(ctx, iv);
+    }
+    if (key != NULL) {
+        if (keylen != CHACHA_KEY_LEN) {
+            ERR_raise(ERR_LIB_PROV, PROV_R_INVALID_KEY_LENGTH);
+            return 0;
+        }
+        chacha20_stream_set_key(&ctx->cs, key);
+        ctx->key_set = 1;
+    }
+    if (key != NULL || iv != NULL)
+        aead_reset_message(ctx);
+    /* the tag (or its length) survives re-inits, as evp_test relies on */
+    return aead_set_ctx_params(ctx, params);
+}
+
+static int aead_einit(void *vctx, const unsigned char *key, size_t keylen,
+                      const unsigned char *iv, size_t ivlen,
+                      const OSSL_PARAM params[])
+{
+    return aead_init(vctx, key, keylen, iv, ivlen, params, 1);
+}
+
+static int aead_dinit(void *vctx, const unsigned char *key, size_t keylen,
+                      const unsigned char *iv, size_t ivlen,
+                      const OSSL_PARAM params[])
+{
+    return aead_init(vctx, key, keylen, iv, ivlen, params, 0);
+}
+
+/* Refuse to run without a key and nonce, or on a finished message. */
+static int aead_ready(AEAD_CTX *ctx)
+{
+    if (!ctx->key_set) {
+        ERR_raise(ERR_LIB_PROV, PROV_R_NO_KEY_SET);
+        return 0;
+    }
+    if (!ctx->iv_set) {
+        chacha_raise(ctx->pctx, CHACHA_R_IV_NOT_SET, NULL);
+        return 0;
+    }
+    if (ctx->phase == PHASE_DONE) {
+        chacha_raise(ctx->pctx, CHACHA_R_ALREADY_FINALISED, NULL);
+        return 0;
+    }
+    return 1;
+}
+
+/* Derive the one-time Poly1305 key from block 0; data starts at block 1. */
+static void aead_start(AEAD_CTX *ctx)
+{
+    uint8_t otk[64] = { 0 };
+
+    ctx->cs.counter[0] = 0;
+    ctx->cs.counter[1] = ctx->nonce[0];
+    ctx->cs.counter[2] = ctx->nonce[1];
+    ctx->cs.counter[3] = ctx->nonce[2];
+    ctx->cs.partial = 0;
+    ctx->cs.ks_valid = 0;
+    ctx->cs.impl->xor_stream(otk, otk, 64, ctx->cs.key, ctx->cs.counter);
+    ctx->cs.counter[0] = 1;
+    poly1305_init(&ctx->mac, ctx->pctx->poly, otk);
+    OPENSSL_cleanse(otk, sizeof(otk));
+    ctx->aad_len = ctx->text_len = 0;
+    ctx->phase = PHASE_AAD;
+}
+
+/* Encrypt or decrypt text, MACing the ciphertext (before it is overwritten). */
+static int aead_text(AEAD_CTX *ctx, unsigned char *out, const unsigned char *in,
+                     size_t len)
+{
+    if ((uint64_t)len > AEAD_MAX_TEXT - ctx->text_len) {
+        chacha_raise(ctx->pctx, CHACHA_R_NONCE_EXHAUSTED, NULL);
+        return 0;
+    }
+    if (ctx->phase == PHASE_AAD) {
+        poly1305_pad16(&ctx->mac);
+        ctx->phase = PHASE_DATA;
+    }
+    if (ctx->enc) {
+        chacha20_stream_xor(&ctx->cs, out, in, len);
+        poly1305_update(&ctx->mac, out, len);
+    } else {
+        poly1305_update(&ctx->mac, in, len);
+        chacha20_stream_xor(&ctx->cs, out, in, len);
+    }
+    ctx->text_len += len;
+    return 1;
+}
+
+/* Close the MAC: pad, lengths, tag into tag (16 bytes). */
+static void aead_finish_tag(AEAD_CTX *ctx, uint8_t tag[AEAD_TAG_LEN])
+{
+    uint8_t lens[16];
+    int i;
+
+    poly1305_pad16(&ctx->mac);
+    for (i = 0; i < 8; i++) {
+        lens[i] = (uint8_t)(ctx->aad_len >> (8 * i));
+        lens[8 + i] = (uint8_t)(ctx->text_len >> (8 * i));
+    }
+    poly1305_update(&ctx->mac, lens, sizeof(lens));
+    poly1305_final(&ctx->mac, tag);
+    ctx->phase = PHASE_DONE;
+}
+
+/*
+ * TLS 1.2 record (after "tlsaad"): one call over payload || 16-byte tag space,
+ * nonce = fixed IV xor sequence number. A record that fails to authenticate
+ * leaves zeros in the output, never plaintext.
+ */
+static int aead_tls_record(AEAD_CTX *ctx, unsigned char *out, size_t *outl,
+                           const unsigned char *in, size_t len)
+{
+    size_t plen = ctx->tls_payload;
+    uint8_t tag[AEAD_TAG_LEN];
+
+    ctx->tls_payload = NO_TLS_PAYLOAD;
+    if (in == NULL || len != plen + AEAD_TAG_LEN) {
+        ctx->phase = PHASE_DONE;
+        chacha_raise(ctx->pctx, CHACHA_R_BAD_TLS_RECORD,
+                     "expected %zu bytes, got %zu", plen + AEAD_TAG_LEN, len);
+        return 0;
+    }
+    aead_start(ctx);
+    poly1305_update(&ctx->mac, ctx->tls_aad, TLS_AAD_LEN);
+    ctx->aad_len = TLS_AAD_LEN;
+    if (!aead_text(ctx, out, in, plen))
+        return 0;
+    aead_finish_tag(ctx, tag);
+    if (ctx->enc) {
+        memcpy(out + plen, tag, AEAD_TAG_LEN);
+        *outl = plen + AEAD_TAG_LEN;
+    } else if (CRYPTO_memcmp(tag, in + plen, AEAD_TAG_LEN) != 0) {
+        OPENSSL_cleanse(out, plen);
+        OPENSSL_cleanse(tag, sizeof(tag));
+        return 0;              /* as OpenSSL: 0, no error; libssl sends bad_record_mac */
+    } else {
+        *outl = plen;
+    }
+    OPENSSL_cleanse(tag, sizeof(tag));
+    return 1;
+}
+
+static int aead_do_final(AEAD_CTX *ctx)
+{
+    uint8_t tag[AEAD_TAG_LEN];
+    int ok = 1;
+
+    if (!aead_ready(ctx))
+        return 0;
+    if (ctx->tls_payload != NO_TLS_PAYLOAD) {
+        ctx->tls_payload = NO_TLS_PAYLOAD;
+        ctx->phase = PHASE_DONE;
+        chacha_raise(ctx->pctx, CHACHA_R_BAD_TLS_RECORD, "final in tls record mode");
+        return 0;
+    }
+    if (!ctx->enc && ctx->tag_len == 0) {
+        /* the default provider accepts this and authenticates nothing */
+        ctx->phase = PHASE_DONE;
+        ERR_raise(ERR_LIB_PROV, PROV_R_TAG_NOT_SET);
+        return 0;
+    }
+    if (ctx->phase == PHASE_FRESH)
+        aead_start(ctx);
+    aead_finish_tag(ctx, tag);
+    if (ctx->enc)
+        memcpy(ctx->tag, tag, AEAD_TAG_LEN);
+    else
+        ok = CRYPTO_memcmp(tag, ctx->tag, ctx->tag_len) == 0;
+    OPENSSL_cleanse(tag, sizeof(tag));
+    return ok;                 /* a mismatch raises nothing, as OpenSSL */
+}
+
+static int aead_process(AEAD_CTX *ctx, unsigned char *out, size_t *outl,
+                        size_t outsize, const unsigned char *in, size_t inl)
+{
+    if (!aead_ready(ctx))
+        return 0;
+    if (outsize < inl && out != NULL) {
+        ERR_raise(ERR_LIB_PROV, PROV_R_OUTPUT_BUFFER_TOO_SMALL);
+        return 0;
+    }
+    if (ctx->tls_payload != NO_TLS_PAYLOAD && out != NULL)
+        return aead_tls_record(ctx, out, outl, in, inl);
+    if (inl == 0) {
+        *outl = 0;
+        return 1;
+    }
+    if (in == NULL) {
+        ERR_raise(ERR_LIB_PROV, PROV_R_CIPHER_OPERATION_FAILED);
+        return 0;
+    }
+    if (ctx->phase == PHASE_FRESH)
+        aead_start(ctx);
+    if (out == NULL) {
+        if (ctx->phase != PHASE_AAD) {
+            ERR_raise_data(ERR_LIB_PROV, PROV_R_INVALID_AAD,
+                           "aad must come before the text");
+            return 0;
+        }
+        poly1305_update(&ctx->mac, in, inl);
+        ctx->aad_len += inl;
+    } else if (!aead_text(ctx, out, in, inl)) {
+        return 0;
+    }
+    *outl = inl;               /* AAD reports its length too, as OpenSSL */
+    return 1;
+}
+
+static int aead_update(void *vctx, unsigned char *out, size_t *outl,
+                       size_t outsize, const unsigned char *in, size_t inl)
+{
+    AEAD_CTX *ctx = vctx;
+
+    /* a zero-length update is a no-op (but not in TLS record mode) */
+    if (inl == 0 && ctx->tls_payload == NO_TLS_PAYLOAD) {
+        *outl = 0;
+        return 1;
+    }
+    return aead_process(ctx, out, outl, outsize, in, inl);
+}
+
+static int aead_final(void *vctx, unsigned char *out, size_t *outl,
+                      size_t outsize)
+{
+    (void)out;
+    (void)outsize;
+    *outl = 0;
+    return aead_do_final(vctx);
+}
+
+/*
+ * EVP_Cipher(): a NULL input finalises and always checks the tag
+ * (CVE-2026-75803); a zero-length call with real pointers is a no-op that
+ * leaves the AAD open (openssl#32752).
+ */
+static int aead_cipher(void *vctx, unsigned char *out, size_t *outl,
+                       size_t outsize, const unsigned char *in, size_t inl)
+{
+    if (in == NULL) {
+        *outl = 0;
+        return aead_do_final(vctx);
+    }
+    return aead_update(vctx, out, outl, outsize, in, inl);
+}
+
+static int aead_get_params(OSSL_PARAM params[])
+{
+    return chacha_cipher_get_params(params, AEAD_IV_LEN, 1);
+}
+
+static const OSSL_PARAM *aead_gettable_params(void *provctx)
+{
+    return chacha_cipher_gettable_params(provctx);
+}
+
+static int aead_get_ctx_params(void *vctx, OSSL_PARAM params[])
+{
+    AEAD_CTX *ctx = vctx;
+    OSSL_PARAM *p;
+
+    if (!chacha_get_fixed_lengths(params, AEAD_IV_LEN))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TAGLEN)) != NULL
+        && !OSSL_PARAM_set_size_t(p, ctx->tag_len)) {
+        ERR_raise(ERR_LIB_PROV, PROV_R_FAILED_TO_SET_PARAMETER);
+        return 0;
+    }
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD)) != NULL
+        && !OSSL_PARAM_set_size_t(p, ctx->tls_aad_pad)) {
+        ERR_raise(ERR_LIB_PROV, PROV_R_FAILED_TO_SET_PARAMETER);
+        return 0;
+    }
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TAG)) != NULL) {
+        if (!ctx->enc) {
+            ERR_raise(ERR_LIB_PROV, PROV_R_TAG_NOT_SET);
+            return 0;
+        }
+        if (p->data_size == 0 || p->data_size > AEAD_TAG_LEN) {
+            ERR_raise(ERR_LIB_PROV, PROV_R_INVALID_TAG_LENGTH);
+            return 0;
+        }
+        if (p->data_type != OSSL_PARAM_OCTET_STRING) {
+            ERR_raise(ERR_LIB_PROV, PROV_R_FAILED_TO_SET_PARAMETER);
+            return 0;
+        }
+        memcpy(p->data, ctx->tag, p->data_size);
+        p->return_size = p->data_size;
+    }
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IV)) != NULL
+        && !chacha_set_octets(p, ctx->iv, AEAD_IV_LEN))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_UPDATED_IV)) != NULL
+        && !chacha_set_octets(p, ctx->iv, AEAD_IV_LEN))
+        return 0;
+    return 1;
+}
+
+/* "tlsaad": arm TLS 1.2 record mode for the next update; returns the pad. */
+static int aead_set_tls_aad(AEAD_CTX *ctx, const OSSL_PARAM *p)
+{
+    const uint8_t *aad = p->data;
+    size_t len;
+
+    if (p->data_type != OSSL_PARAM_OCTET_STRING) {
+        ERR_raise(ERR_LIB_PROV, PROV_R_FAILED_TO_GET_PARAMETER);
+        return 0;
+    }
+    if (p->data_size != TLS_AAD_LEN || aad == NULL) {
+        ERR_raise(ERR_LIB_PROV, PROV_R_INVALID_DATA);
+        return 0;
+    }
+    memcpy(ctx->tls_aad, aad, TLS_AAD_LEN);
+    len = (size_t)aad[TLS_AAD_LEN - 2] << 8 | aad[TLS_AAD_LEN - 1];
+    if (!ctx->enc) {
+        /* a received record's length includes the tag */
+        if (len < AEAD_TAG_LEN) {
+            ERR_raise(ERR_LIB_PROV, PROV_R_INVALID_DATA);
+            return 0;
+        }
+        len -= AEAD_TAG_LEN;
+        ctx->tls_aad[TLS_AAD_LEN - 2] = (uint8_t)(len >> 8);
+        ctx->tls_aad[TLS_AAD_LEN - 1] = (uint8_t)len;
+    }
+    /* RFC 7905: nonce = fixed IV xor (0^4 || 64-bit sequence number) */
+    aead_reset_message(ctx);
+    ctx->tls_payload = len;
+    ctx->nonce[0] = chacha_load_le32(ctx->iv);
+    ctx->nonce[1] = chacha_load_le32(ctx->iv + 4) ^ chacha_load_le32(aad);
+    ctx->nonce[2] = chacha_load_le32(ctx->iv + 8) ^ chacha_load_le32(aad + 4);
+    ctx->tls_aad_pad = AEAD_TAG_LEN;
+    return 1;
+}
+
+static int aead_set_ctx_params(void *vctx, const OSSL_PARAM params[])
+{
+    AEAD_CTX *ctx = vctx;
+    const OSSL_PARAM *p;
+
+    if (params == NULL)
+        return 1;
+    if (!chacha_check_fixed_lengths(params, AEAD_IV_LEN))
+        return 0;
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TAG)) != NULL) {
+        if (p->data_type != OSSL_PARAM_OCTET_STRING) {
+            ERR_raise(ERR_LIB_PROV, PROV_R_FAILED_TO_GET_PARAMETER);
+            return 0;
+        }
+        if (p->data_size == 0 || p->data_size > AEAD_TAG_LEN) {
+            ERR_raise(ERR_LIB_PROV, PROV_R_INVALID_TAG_LENGTH);
+            return 0;
+        }
+        if (p->data != NULL) {
+            if (ctx->enc) {
+                ERR_raise(ERR_LIB_PROV, PROV_R_TAG_NOT_NEEDED);
+                return 0;
+            }
+            memcpy(ctx->tag, p->data, p->data_size);
+        }
+        ctx->tag_len = p->data_size;
+    }
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD)) != NULL
+        && !aead_set_tls_aad(ctx, p))
+        return 0;
+    if ((p = OSSL_PARAM_locate_const(params,
+                                     OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED)) != NULL) {
+        if (p->data_type != OSSL_PARAM_OCTET_STRING) {
+            ERR_raise(ERR_LIB_PROV, PROV_R_FAILED_TO_GET_PARAMETER);
+            return 0;
+        }
+        if (p->data_size != AEAD_IV_LEN || p->data == NULL) {
+            ERR_raise(ERR_LIB_PROV, PROV_R_INVALID_IV_LENGTH);
+            return 0;
+        }
+        aead_set_nonce(ctx, p->data);
+        aead_reset_message(ctx);
+    }
+    /* anything else (tls-version, tls-mac-size, padding ...) is ignored */
+    return 1;
+}
+
+static const OSSL_PARAM aead_known_gettable_ctx_params[] = {
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_TAGLEN, NULL),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, NULL, 0),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD, NULL),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_IV, NULL, 0),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_UPDATED_IV, NULL, 0),
+    OSSL_PARAM_END
+};
+
+static const OSSL_PARAM *aead_gettable_ctx_params(void *vctx, void *provctx)
+{
+    (void)vctx;
+    (void)provctx;
+    return aead_known_gettable_ctx_params;
+}
+
+static const OSSL_PARAM aead_known_settable_ctx_params[] = {
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, NULL, 0),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_AAD, NULL, 0),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED, NULL, 0),
+    OSSL_PARAM_END
+};
+
+static const OSSL_PARAM *aead_settable_ctx_params(void *vctx, void *provctx)
+{
+    (void)vctx;
+    (void)provctx;
+    return aead_known_settable_ctx_params;
+}
+
+const OSSL_DISPATCH chacha_chacha20_poly1305_functions[] = {
+    { OSSL_FUNC_CIPHER_NEWCTX, (void (*)(void))aead_newctx },
+    { OSSL_FUNC_CIPHER_FREECTX, (void (*)(void))aead_freectx },
+    { OSSL_FUNC_CIPHER_DUPCTX, (void (*)(void))aead_dupctx },
+    { OSSL_FUNC_CIPHER_ENCRYPT_INIT, (void (*)(void))aead_einit },
+    { OSSL_FUNC_CIPHER_DECRYPT_INIT, (void (*)(void))aead_dinit },
+    { OSSL_FUNC_CIPHER_UPDATE, (void (*)(void))aead_update },
+    { OSSL_FUNC_CIPHER_FINAL, (void (*)(void))aead_final },
+    { OSSL_FUNC_CIPHER_CIPHER, (void (*)(void))aead_cipher },
+    { OSSL_FUNC_CIPHER_GET_PARAMS, (void (*)(void))aead_get_params },
+    { OSSL_FUNC_CIPHER_GETTABLE_PARAMS, (void (*)(void))aead_gettable_params },
+    { OSSL_FUNC_CIPHER_GET_CTX_PARAMS, (void (*)(void))aead_get_ctx_params },
+    { OSSL_FUNC_CIPHER_GETTABLE_CTX_PARAMS,
+      (void (*)(void))aead_gettable_ctx_params },
+    { OSSL_FUNC_CIPHER_SET_CTX_PARAMS, (void (*)(void))aead_set_ctx_params },
+    { OSSL_FUNC_CIPHER_SETTABLE_CTX_PARAMS,
+      (void (*)(void))aead_settable_ctx_params },
+    { 0, NULL }
+};

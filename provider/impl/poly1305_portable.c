@@ -1,0 +1,274 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Portable Poly1305 backend. With a 128-bit integer type the accumulator is
+ * three 44/44/42-bit limbs (9 multiplies per block); otherwise, or when built
+ * with -DPOLY1305_FORCE_32BIT, five 26-bit limbs with 64-bit products.
+ * Everything is constant time: no branch or index depends on key or data, and
+ * the final reduction mod 2^130-5 selects with masks.
+ */
+#include <string.h>
+#include "backend.h"
+
+static uint32_t load32_le(const uint8_t *p)
+{
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
+           ((uint32_t)p[3] << 24);
+}
+
+static void store32_le(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+
+#if defined(__SIZEOF_INT128__) && !defined(POLY1305_FORCE_32BIT)
+
+typedef unsigned __int128 u128;
+
+#define M44 ((uint64_t)0xfffffffffff)
+#define M42 ((uint64_t)0x3ffffffffff)
+
+typedef struct {
+    uint64_t r[3];
+    uint64_t s[2];      /* the key's s half, as two 64-bit words */
+    uint64_t h[3];
+} poly1305_p44;
+
+_Static_assert(sizeof(poly1305_p44) <= POLY1305_STATE_SIZE,
+               "portable Poly1305 state does not fit");
+
+static uint64_t load64_le(const uint8_t *p)
+{
+    return (uint64_t)load32_le(p) | ((uint64_t)load32_le(p + 4) << 32);
+}
+
+static void store64_le(uint8_t *p, uint64_t v)
+{
+    store32_le(p, (uint32_t)v);
+    store32_le(p + 4, (uint32_t)(v >> 32));
+}
+
+static void portable_init(poly1305_state *st, const uint8_t key[32])
+{
+    poly1305_p44 *p = (poly1305_p44 *)st->opaque;
+    uint64_t t0 = load64_le(key), t1 = load64_le(key + 8);
+
+    /* clamp r (RFC 8439 2.5) while splitting it into 44/44/42 bits */
+    p->r[0] = t0 & 0xffc0fffffff;
+    p->r[1] = ((t0 >> 44) | (t1 << 20)) & 0xfffffc0ffff;
+    p->r[2] = (t1 >> 24) & 0x00ffffffc0f;
+    p->s[0] = load64_le(key + 16);
+    p->s[1] = load64_le(key + 24);
+    p->h[0] = p->h[1] = p->h[2] = 0;
+}
+
+static void portable_blocks(poly1305_state *st, const uint8_t *in, size_t len,
+                            uint32_t padbit)
+{
+    poly1305_p44 *p = (poly1305_p44 *)st->opaque;
+    const uint64_t hibit = (uint64_t)padbit << 40;   /* 2^128 in limb 2 */
+    const uint64_t r0 = p->r[0], r1 = p->r[1], r2 = p->r[2];
+    /* limb products that reach 2^132 fold back as 4 * 5 = 20 */
+    const uint64_t s1 = r1 * 20, s2 = r2 * 20;
+    uint64_t h0 = p->h[0], h1 = p->h[1], h2 = p->h[2], c;
+    u128 d0, d1, d2;
+
+    while (len >= 16) {
+        uint64_t t0 = load64_le(in), t1 = load64_le(in + 8);
+
+        /* h += m */
+        h0 += t0 & M44;
+        h1 += ((t0 >> 44) | (t1 << 20)) & M44;
+        h2 += ((t1 >> 24) & M42) | hibit;
+
+        /* h *= r */
+        d0 = (u128)h0 * r0 + (u128)h1 * s2 + (u128)h2 * s1;
+        d1 = (u128)h0 * r1 + (u128)h1 * r0 + (u128)h2 * s2;
+        d2 = (u128)h0 * r2 + (u128)h1 * r1 + (u128)h2 * r0;
+
+        /* partial reduction: limbs back under 2^44 (+ a small carry) */
+        c = (uint64_t)(d0 >> 44);
+        h0 = (uint64_t)d0 & M44;
+        d1 += c;
+        c = (uint64_t)(d1 >> 44);
+        h1 = (uint64_t)d1 & M44;
+        d2 += c;
+        c = (uint64_t)(d2 >> 42);
+        h2 = (uint64_t)d2 & M42;
+        h0 += c * 5;
+        c = h0 >> 44;
+        h0 &= M44;
+        h1 += c;
+
+        in += 16;
+        len -= 16;
+    }
+    p->h[0] = h0;
+    p->h[1] = h1;
+    p->h[2] = h2;
+}
+
+static void portable_emit(poly1305_state *st, uint8_t mac[16])
+{
+    poly1305_p44 *p = (poly1305_p44 *)st->opaque;
+    uint64_t h0 = p->h[0], h1 = p->h[1], h2 = p->h[2];
+    uint64_t g0, g1, g2, c, mask, t0, t1;
+
+    /* full carry: h < 2^130 + small */
+    c = h1 >> 44; h1 &= M44; h2 += c;
+    c = h2 >> 42; h2 &= M42; h0 += c * 5;
+    c = h0 >> 44; h0 &= M44; h1 += c;
+    c = h1 >> 44; h1 &= M44; h2 += c;
+    c = h2 >> 42; h2 &= M42; h0 += c * 5;
+    c = h0 >> 44; h0 &= M44; h1 += c;
+
+    /* g = h + 5 - 2^130; keep g when it did not borrow, i.e. h >= p */
+    g0 = h0 + 5;
+    c = g0 >> 44; g0 &= M44;
+    g1 = h1 + c;
+    c = g1 >> 44; g1 &= M44;
+    g2 = h2 + c - ((uint64_t)1 << 42);
+    mask = (g2 >> 63) - 1;           /* all ones if no borrow */
+    h0 = (h0 & ~mask) | (g0 & mask);
+    h1 = (h1 & ~mask) | (g1 & mask);
+    h2 = (h2 & ~mask) | (g2 & mask);
+
+    /* tag = (h + s) mod 2^128 */
+    t0 = h0 | (h1 << 44);
+    t1 = (h1 >> 20) | (h2 << 24);
+    t0 += p->s[0];
+    c = t0 < p->s[0];
+    t1 += p->s[1] + c;
+    store64_le(mac, t0);
+    store64_le(mac + 8, t1);
+}
+
+#else /* 32-bit limbs */
+
+#define M26 0x3ffffffu
+
+typedef struct {
+    uint32_t r[5];
+    uint32_t s[4];
+    uint32_t h[5];
+} poly1305_p26;
+
+_Static_assert(sizeof(poly1305_p26) <= POLY1305_STATE_SIZE,
+               "portable Poly1305 state does not fit");
+
+static void portable_init(poly1305_state *st, const uint8_t key[32])
+{
+    poly1305_p26 *p = (poly1305_p26 *)st->opaque;
+    int i;
+
+    /* clamp r while splitting it into five 26-bit limbs */
+    p->r[0] = load32_le(key) & 0x3ffffff;
+    p->r[1] = (load32_le(key + 3) >> 2) & 0x3ffff03;
+    p->r[2] = (load32_le(key + 6) >> 4) & 0x3ffc0ff;
+    p->r[3] = (load32_le(key + 9) >> 6) & 0x3f03fff;
+    p->r[4] = (load32_le(key + 12) >> 8) & 0x00fffff;
+    for (i = 0; i < 4; i++)
+        p->s[i] = load32_le(key + 16 + 4 * i);
+    for (i = 0; i < 5; i++)
+        p->h[i] = 0;
+}
+
+static void portable_blocks(poly1305_state *st, const uint8_t *in, size_t len,
+                            uint32_t padbit)
+{
+    poly1305_p26 *p = (poly1305_p26 *)st->opaque;
+    const uint32_t hibit = padbit << 24;           /* 2^128 in limb 4 */
+    const uint32_t r0 = p->r[0], r1 = p->r[1], r2 = p->r[2], r3 = p->r[3],
+                   r4 = p->r[4];
+    /* limb products at 2^130 and above fold back times 5 */
+    const uint32_t s1 = r1 * 5, s2 = r2 * 5, s3 = r3 * 5, s4 = r4 * 5;
+    uint32_t h0 = p->h[0], h1 = p->h[1], h2 = p->h[2], h3 = p->h[3],
+             h4 = p->h[4], c;
+    uint64_t d0, d1, d2, d3, d4;
+
+    while (len >= 16) {
+        /* h += m */
+        h0 += load32_le(in) & M26;
+        h1 += (load32_le(in + 3) >> 2) & M26;
+        h2 += (load32_le(in + 6) >> 4) & M26;
+        h3 += (load32_le(in + 9) >> 6) & M26;
+        h4 += (load32_le(in + 12) >> 8) | hibit;
+
+        /* h *= r */
+        d0 = (uint64_t)h0 * r0 + (uint64_t)h1 * s4 + (uint64_t)h2 * s3 +
+             (uint64_t)h3 * s2 + (uint64_t)h4 * s1;
+        d1 = (uint64_t)h0 * r1 + (uint64_t)h1 * r0 + (uint64_t)h2 * s4 +
+             (uint64_t)h3 * s3 + (uint64_t)h4 * s2;
+        d2 = (uint64_t)h0 * r2 + (uint64_t)h1 * r1 + (uint64_t)h2 * r0 +
+             (uint64_t)h3 * s4 + (uint64_t)h4 * s3;
+        d3 = (uint64_t)h0 * r3 + (uint64_t)h1 * r2 + (uint64_t)h2 * r1 +
+             (uint64_t)h3 * r0 + (uint64_t)h4 * s4;
+        d4 = (uint64_t)h0 * r4 + (uint64_t)h1 * r3 + (uint64_t)h2 * r2 +
+             (uint64_t)h3 * r1 + (uint64_t)h4 * r0;
+
+        /* partial reduction */
+        c = (uint32_t)(d0 >> 26); h0 = (uint32_t)d0 & M26;
+        d1 += c; c = (uint32_t)(d1 >> 26); h1 = (uint32_t)d1 & M26;
+        d2 += c; c = (uint32_t)(d2 >> 26); h2 = (uint32_t)d2 & M26;
+        d3 += c; c = (uint32_t)(d3 >> 26); h3 = (uint32_t)d3 & M26;
+        d4 += c; c = (uint32_t)(d4 >> 26); h4 = (uint32_t)d4 & M26;
+        h0 += c * 5; c = h0 >> 26; h0 &= M26;
+        h1 += c;
+
+        in += 16;
+        len -= 16;
+    }
+    p->h[0] = h0;
+    p->h[1] = h1;
+    p->h[2] = h2;
+    p->h[3] = h3;
+    p->h[4] = h4;
+}
+
+static void portable_emit(poly1305_state *st, uint8_t mac[16])
+{
+    poly1305_p26 *p = (poly1305_p26 *)st->opaque;
+    uint32_t h0 = p->h[0], h1 = p->h[1], h2 = p->h[2], h3 = p->h[3],
+             h4 = p->h[4];
+    uint32_t g0, g1, g2, g3, g4, c, mask;
+    uint64_t f;
+
+    /* full carry */
+    c = h1 >> 26; h1 &= M26; h2 += c;
+    c = h2 >> 26; h2 &= M26; h3 += c;
+    c = h3 >> 26; h3 &= M26; h4 += c;
+    c = h4 >> 26; h4 &= M26; h0 += c * 5;
+    c = h0 >> 26; h0 &= M26; h1 += c;
+    c = h1 >> 26; h1 &= M26; h2 += c;
+
+    /* g = h + 5 - 2^130; keep g when it did not borrow, i.e. h >= p */
+    g0 = h0 + 5; c = g0 >> 26; g0 &= M26;
+    g1 = h1 + c; c = g1 >> 26; g1 &= M26;
+    g2 = h2 + c; c = g2 >> 26; g2 &= M26;
+    g3 = h3 + c; c = g3 >> 26; g3 &= M26;
+    g4 = h4 + c - (1u << 26);
+    mask = (g4 >> 31) - 1;           /* all ones if no borrow */
+    h0 = (h0 & ~mask) | (g0 & mask);
+    h1 = (h1 & ~mask) | (g1 & mask);
+    h2 = (h2 & ~mask) | (g2 & mask);
+    h3 = (h3 & ~mask) | (g3 & mask);
+    h4 = (h4 & ~mask) | (g4 & mask);
+
+    /* repack to 4 x 32 bits and add s mod 2^128 */
+    h0 = h0 | (h1 << 26);
+    h1 = (h1 >> 6) | (h2 << 20);
+    h2 = (h2 >> 12) | (h3 << 14);
+    h3 = (h3 >> 18) | (h4 << 8);
+    f = (uint64_t)h0 + p->s[0];             store32_le(mac, (uint32_t)f);
+    f = (uint64_t)h1 + p->s[1] + (f >> 32); store32_le(mac + 4, (uint32_t)f);
+    f = (uint64_t)h2 + p->s[2] + (f >> 32); store32_le(mac + 8, (uint32_t)f);
+    f = (uint64_t)h3 + p->s[3] + (f >> 32); store32_le(mac + 12, (uint32_t)f);
+}
+
+#endif
+
+const poly1305_impl poly1305_portable_impl = {
+    "portable", 0, portable_init, portable_blocks, portable_emit
+};

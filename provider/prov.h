@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Provider-wide context, error reporting and the algorithm tables. */
+#ifndef CHACHA_PROV_PROV_H
+#define CHACHA_PROV_PROV_H
+
+#include <openssl/core.h>
+#include <openssl/core_dispatch.h>
+#include "impl/backend.h"
+
+#define CHACHA_PROV_NAME "chacha"
+
+/* One per loaded instance; the cipher contexts copy the backend pointers. */
+typedef struct {
+    const OSSL_CORE_HANDLE *handle;
+    const chacha20_impl *chacha;
+    const poly1305_impl *poly;
+    int debug;                 /* CHACHA_PROVIDER_DEBUG: trace to stderr */
+} CHACHA_PROV_CTX;
+
+/* Reason codes of errors that are ours rather than OpenSSL's PROV_R_* ones. */
+#define CHACHA_R_UNKNOWN_IMPL        1
+#define CHACHA_R_IMPL_UNAVAILABLE    2
+#define CHACHA_R_NONCE_EXHAUSTED     3
+#define CHACHA_R_ALREADY_FINALISED   4
+#define CHACHA_R_BAD_TLS_RECORD      5
+#define CHACHA_R_IV_NOT_SET          6
+
+/* Raise one of the CHACHA_R_* errors under this provider's own library. */
+void chacha_raise(const CHACHA_PROV_CTX *pctx, int reason, const char *fmt, ...);
+
+void chacha_trace_newctx(const CHACHA_PROV_CTX *pctx, const char *alg);
+
+extern const OSSL_DISPATCH chacha_chacha20_functions[];
+extern const OSSL_DISPATCH chacha_chacha20_poly1305_functions[];
+
+#endif
