@@ -86,19 +86,15 @@ count() {
     qemu-aarch64 -L / -cpu "$cpu" -d in_asm,exec,nochain -D "$work/log" \
         "$work/loop" "$@" > /dev/null
     awk '
+        function norm(h) { sub(/^0x/, "", h); sub(/^0+/, "", h); return h }
         /^IN:/ { inblk = 1; pc = ""; n = 0; next }
         inblk && /^0x[0-9a-f]+:/ {
-            if (pc == "") pc = substr($1, 1, length($1) - 1)
+            if (pc == "") pc = norm(substr($1, 1, length($1) - 1))
             n++; next
         }
-        inblk && !/^0x/ { if (pc != "") size[pc + 0 == pc ? pc : tolower(pc)] = n; inblk = 0 }
-        /^Trace / {
-            match($0, /\/[0-9a-f]+\//)
-            p = substr($0, RSTART + 1, RLENGTH - 2)
-            key = sprintf("0x%016s", p); gsub(/ /, "0", key)
-            total += size[key]
-        }
-        END { if (inblk && pc != "") size[pc] = n; printf "%d\n", total }
+        inblk { if (pc != "") size[pc] = n; inblk = 0 }
+        /^Trace / { split($0, f, /[\[\/]/); total += size[norm(f[3])] }
+        END { printf "%d\n", total }
     ' "$work/log"
 }
 

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
+#include <openssl/err.h>
+#include <openssl/proverr.h>
 #include <openssl/params.h>
 #include "prov.h"
 
@@ -55,8 +57,6 @@ static const OSSL_ALGORITHM chacha_ciphers[] = {
 };
 
 static const OSSL_ITEM chacha_reason_strings[] = {
-    { CHACHA_R_UNKNOWN_IMPL, "unknown implementation name" },
-    { CHACHA_R_IMPL_UNAVAILABLE, "implementation not supported by this CPU" },
     { CHACHA_R_NONCE_EXHAUSTED, "too much data for one nonce" },
     { CHACHA_R_ALREADY_FINALISED, "operation already finalised, set a new iv" },
     { CHACHA_R_BAD_TLS_RECORD, "bad tls record length" },
@@ -169,14 +169,43 @@ static const char *choice(const OSSL_CORE_HANDLE *handle, const char *env,
     return config_value(handle, key);
 }
 
-static int impl_reason(const char *why)
+/* "avx2 ssse3 portable": the names this CPU can run, for error messages. */
+static void usable_names(char *buf, size_t len, int poly)
 {
-    return strcmp(why, "unknown") == 0 ? CHACHA_R_UNKNOWN_IMPL
-                                       : CHACHA_R_IMPL_UNAVAILABLE;
+    size_t i, used = 0;
+
+    buf[0] = '\0';
+    for (i = 0; poly ? poly1305_impl_list[i] != NULL : chacha20_impl_list[i] != NULL; i++) {
+        const char *name = poly ? poly1305_impl_list[i]->name : chacha20_impl_list[i]->name;
+        unsigned int caps = poly ? poly1305_impl_list[i]->caps : chacha20_impl_list[i]->caps;
+        int n;
+
+        if (!chacha_caps_ok(caps))
+            continue;
+        n = snprintf(buf + used, len - used, "%s%s", used ? " " : "", name);
+        if (n < 0 || (size_t)n >= len - used)
+            break;
+        used += (size_t)n;
+    }
+}
+
+/*
+ * The core registers our reason strings only after a successful init, so a
+ * failed load reports through OpenSSL's own PROV library, with the detail.
+ */
+static void raise_impl_error(const char *prim, const char *name, const char *why,
+                             const char *usable)
+{
+    ERR_raise_data(ERR_LIB_PROV, PROV_R_INVALID_CONFIG_DATA,
+                   "%s implementation \"%s\" %s (this CPU runs: %s)", prim, name,
+                   strcmp(why, "unknown") == 0 ? "is unknown"
+                                               : "is not supported by this CPU",
+                   usable);
 }
 
 static int select_backends(CHACHA_PROV_CTX *pctx)
 {
+    char names[128];
     const char *cname = choice(pctx->handle, "CHACHA_PROVIDER_IMPL", "impl");
     const char *pname = choice(pctx->handle, "CHACHA_PROVIDER_POLY1305_IMPL",
                                "poly1305_impl");
@@ -184,14 +213,14 @@ static int select_backends(CHACHA_PROV_CTX *pctx)
 
     pctx->chacha = chacha20_impl_select(cname, &why);
     if (pctx->chacha == NULL) {
-        chacha_raise(pctx, impl_reason(why),
-                     "chacha20 implementation \"%s\"", cname);
+        usable_names(names, sizeof(names), 0);
+        raise_impl_error("chacha20", cname, why, names);
         return 0;
     }
     pctx->poly = poly1305_impl_select(pname, &why);
     if (pctx->poly == NULL) {
-        chacha_raise(pctx, impl_reason(why),
-                     "poly1305 implementation \"%s\"", pname);
+        usable_names(names, sizeof(names), 1);
+        raise_impl_error("poly1305", pname, why, names);
         return 0;
     }
     return 1;

@@ -18,12 +18,10 @@ typedef struct {
 } CHACHA_PROV_CTX;
 
 /* Reason codes of errors that are ours rather than OpenSSL's PROV_R_* ones. */
-#define CHACHA_R_UNKNOWN_IMPL        1
-#define CHACHA_R_IMPL_UNAVAILABLE    2
-#define CHACHA_R_NONCE_EXHAUSTED     3
-#define CHACHA_R_ALREADY_FINALISED   4
-#define CHACHA_R_BAD_TLS_RECORD      5
-#define CHACHA_R_IV_NOT_SET          6
+#define CHACHA_R_NONCE_EXHAUSTED     1
+#define CHACHA_R_ALREADY_FINALISED   2
+#define CHACHA_R_BAD_TLS_RECORD      3
+#define CHACHA_R_IV_NOT_SET          4
 
 /* Raise one of the CHACHA_R_* errors under this provider's own library. */
 void chacha_raise(const CHACHA_PROV_CTX *pctx, int reason, const char *fmt, ...);

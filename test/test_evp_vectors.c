@@ -487,6 +487,7 @@ static int run_file(const char *path)
     char *text = tu_read_file(path, NULL), *line, *next;
     stanza s;
     int lineno = 0, count = 0, parse_ok = 1, done = 0;
+    int n_aead = 0, n_neg = 0, n_failed = 0;
     const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 
     if (!TU_CHECK(text != NULL, "cannot read %s", path))
@@ -526,8 +527,13 @@ static int run_file(const char *path)
             int nruns, f;
 
             count++;
+            n_aead += strchr(s.cipher, '-') != NULL;   /* chacha20-poly1305 */
+            n_neg += s.result != NULL;
+            if (!parse_ok)
+                n_failed++;
             if (parse_ok) {
                 f = run_stanza(name, &s, &nruns);
+                n_failed += f != 0;
                 printf("# %s stanza %d (line %d, %s%s%s): %s, %d runs\n",
                        name, count, s.line, s.cipher,
                        s.result ? ", Result = " : "",
@@ -538,6 +544,9 @@ static int run_file(const char *path)
         stanza_clear(&s);
     }
     free(text);
+    printf("# %s: %d stanzas (%d ChaCha20, %d ChaCha20-Poly1305; %d with "
+           "Result), %d failed\n", name, count, count - n_aead, n_aead, n_neg,
+           n_failed);
     return count;
 }
 
@@ -560,7 +569,6 @@ int main(int argc, char **argv)
         for (a = 1; a < argc; a++) {
             int n = run_file(argv[a]);
 
-            printf("# %s: %d stanzas\n", argv[a], n);
             TU_CHECK(n > 0, "%s: no stanzas", argv[a]);
         }
         return tu_finish();
@@ -569,7 +577,6 @@ int main(int argc, char **argv)
         char *path = tu_vector_path(defaults[i].file);
         int n = run_file(path);
 
-        printf("# %s: %d stanzas\n", defaults[i].file, n);
         TU_CHECK(n == defaults[i].count, "%s: %d stanzas, expected exactly %d",
                  defaults[i].file, n, defaults[i].count);
         free(path);

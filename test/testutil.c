@@ -136,10 +136,17 @@ int tu_init(const char *testname)
     if (!TU_CHECK(c20 != NULL && p1305 != NULL,
                   "provider params chacha20-impl/poly1305-impl missing"))
         return 0;
+    /* A forced backend must really be the active one ("auto" = pick). */
     want = getenv("CHACHA_PROVIDER_IMPL");
-    if (want != NULL && *want != '\0'
+    if (want != NULL && *want != '\0' && strcmp(want, "auto") != 0
         && !TU_CHECK(strcmp(c20, want) == 0,
                      "CHACHA_PROVIDER_IMPL=%s but chacha20-impl=%s", want, c20))
+        return 0;
+    want = getenv("CHACHA_PROVIDER_POLY1305_IMPL");
+    if (want != NULL && *want != '\0' && strcmp(want, "auto") != 0
+        && !TU_CHECK(strcmp(p1305, want) == 0,
+                     "CHACHA_PROVIDER_POLY1305_IMPL=%s but poly1305-impl=%s",
+                     want, p1305))
         return 0;
     return 1;
 }

@@ -20,7 +20,8 @@ extern OSSL_PROVIDER *tu_prov_ours;
 
 /*
  * Creates tu_libctx, loads "chacha" and "default" into it, prints
- * "# backend: chacha20=<x> poly1305=<y>" and checks CHACHA_PROVIDER_IMPL.
+ * "# backend: chacha20=<x> poly1305=<y>" and checks CHACHA_PROVIDER_IMPL (and
+ * CHACHA_PROVIDER_POLY1305_IMPL) against the active backends.
  * Returns 1 on success; on failure it prints the OpenSSL error queue and
  * returns 0 (the caller should then return tu_finish()).
  */

@@ -66,19 +66,37 @@
     "vpslld $" #n ", " d ", " t "\n\t" \
     "vpsrld $32-" #n ", " d ", " d "\n\t" \
     "vpor " t ", " d ", " d "\n\t"
-/* two quarter-rounds side by side; CADD0/CADD1 do c += d */
-#define QR_PAIR(a0, b0, d0, a1, b1, d1, c0, c1, CADD0, CADD1) \
-    VADD(a0, b0) VADD(a1, b1) VXOR(d0, a0) VXOR(d1, a1) \
-    VSHUFB(d0, "(%[m])") VSHUFB(d1, "(%[m])") \
-    CADD0 CADD1 VXOR(b0, c0) VXOR(b1, c1) VROTL(b0, T0, 12) VROTL(b1, T1, 12) \
-    VADD(a0, b0) VADD(a1, b1) VXOR(d0, a0) VXOR(d1, a1) \
-    VSHUFB(d0, "32(%[m])") VSHUFB(d1, "32(%[m])") \
-    VADD(c0, d0) VADD(c1, d1) VXOR(b0, c0) VXOR(b1, c1) \
-    VROTL(b0, T0, 7) VROTL(b1, T1, 7)
+/*
+ * Quarter-round steps: ROW_AD does a += b; d ^= a; d = rotl(d, r) with a byte
+ * shuffle (r = 16 or 8; m is the mask operand); ROW_CB does c += d (CADD);
+ * b ^= c; b = rotl(b, n) with a shift pair through temporary t.
+ */
+#define ROW_AD(a, b, d, m) VADD(a, b) VXOR(d, a) VSHUFB(d, m)
+#define ROW_CB(b, c, t, n, CADD) CADD VXOR(b, c) VROTL(b, t, n)
 #define CADD_REG(c, d) VADD(c, d)
 #define CADD_SLOT(c, d, i) "vpaddd " SLOT(i) ", " d ", " c "\n\t"
 #define STORE2(i, j) "vmovdqa " CA ", " SLOT(i) "\n\t" \
                      "vmovdqa " CB ", " SLOT(j) "\n\t"
+/*
+ * One round on quarter-rounds p, q (c rows in CA, CB on entry, spilled to
+ * slots cp, cq half-way) and u, v (c rows loaded from slots cu, cv), all four
+ * advanced step by step. On exit CA, CB hold the c rows of p, q again.
+ */
+#define ROUND(ap, bp, dp, aq, bq, dq, cp, cq, au, bu, du, av, bv, dv, cu, cv) \
+    ROW_AD(ap, bp, dp, "(%[m])") ROW_AD(aq, bq, dq, "(%[m])") \
+    ROW_AD(au, bu, du, "(%[m])") ROW_AD(av, bv, dv, "(%[m])") \
+    ROW_CB(bp, CA, T0, 12, CADD_REG(CA, dp)) \
+    ROW_CB(bq, CB, T1, 12, CADD_REG(CB, dq)) \
+    STORE2(cp, cq) \
+    ROW_CB(bu, CA, T0, 12, CADD_SLOT(CA, du, cu)) \
+    ROW_CB(bv, CB, T1, 12, CADD_SLOT(CB, dv, cv)) \
+    ROW_AD(ap, bp, dp, "32(%[m])") ROW_AD(aq, bq, dq, "32(%[m])") \
+    ROW_AD(au, bu, du, "32(%[m])") ROW_AD(av, bv, dv, "32(%[m])") \
+    ROW_CB(bu, CA, T0, 7, CADD_REG(CA, du)) \
+    ROW_CB(bv, CB, T1, 7, CADD_REG(CB, dv)) \
+    STORE2(cu, cv) \
+    ROW_CB(bp, CA, T0, 7, CADD_SLOT(CA, dp, cp)) \
+    ROW_CB(bq, CB, T1, 7, CADD_SLOT(CB, dq, cq))
 
 static const __m256i rot_masks[2] = {
     { 0x0504070601000302, 0x0d0c0f0e09080b0a,
@@ -112,18 +130,10 @@ void y256_rounds_asm(__m256i out[16], const __m256i in[16])
         "vmovdqa " T0 ", " SLOT(10) "\n\t"
         "vmovdqa " T1 ", " SLOT(11) "\n\t"
         "1:\n\t"
-        /* columns (0,4,8,12) (1,5,9,13), then (2,6,10,14) (3,7,11,15) */
-        QR_PAIR(A0, B0, D0, A1, B1, D1, CA, CB,
-                CADD_REG(CA, D0), CADD_REG(CB, D1))
-        STORE2(8, 9)
-        QR_PAIR(A2, B2, D2, A3, B3, D3, CA, CB,
-                CADD_SLOT(CA, D2, 10), CADD_SLOT(CB, D3, 11))
-        /* diagonals (0,5,10,15) (1,6,11,12), then (2,7,8,13) (3,4,9,14) */
-        QR_PAIR(A0, B1, D3, A1, B2, D0, CA, CB,
-                CADD_REG(CA, D3), CADD_REG(CB, D0))
-        STORE2(10, 11)
-        QR_PAIR(A2, B3, D1, A3, B0, D2, CA, CB,
-                CADD_SLOT(CA, D1, 8), CADD_SLOT(CB, D2, 9))
+        /* columns (0,4,8,12) (1,5,9,13) | (2,6,10,14) (3,7,11,15) */
+        ROUND(A0, B0, D0, A1, B1, D1, 8, 9, A2, B2, D2, A3, B3, D3, 10, 11)
+        /* diagonals (2,7,8,13) (3,4,9,14) | (0,5,10,15) (1,6,11,12) */
+        ROUND(A2, B3, D1, A3, B0, D2, 8, 9, A0, B1, D3, A1, B2, D0, 10, 11)
         "dec %[n]\n\t"
         "jnz 1b\n\t"
         "vmovdqa " A0 ", 0*32(%[out])\n\t"

@@ -208,13 +208,12 @@ NEON_INLINE void chacha20_neon_rows(uint8_t *out, const uint8_t *in,
                                     int nb, rot8_table rot8)
 {
     const uint32x4_t one = vsetq_lane_u32(1, vdupq_n_u32(0), 0);
-    uint32x4_t a[2], b[2], c[2], d[2], d_in[2];
+    uint32x4_t a[3], b[3], c[3], d[3], d_in[3];
     int i, j;
 
     (void)rot8;
-    d_in[0] = row[3];
-    d_in[1] = vaddq_u32(row[3], one);
     for (j = 0; j < nb; j++) {
+        d_in[j] = j == 0 ? row[3] : vaddq_u32(d_in[j - 1], one);
         a[j] = row[0];
         b[j] = row[1];
         c[j] = row[2];
@@ -254,7 +253,7 @@ static void chacha20_xor_neon(uint8_t *out, const uint8_t *in, size_t len,
     ctr = vaddq_u32(vdupq_n_u32(counter[0]), vld1q_u32(lane_index));
 
     /* four-block passes; a last pass of three blocks (129..192) is worth it */
-    while (len > 128) {
+    while (len > 192) {
         uint32x4_t r4[4] = { row[0], row[1], row[2], row3_no_ctr };
 
         chacha20_neon_4blocks(out, in, len, r4, ctr, rot8);
@@ -266,7 +265,9 @@ static void chacha20_xor_neon(uint8_t *out, const uint8_t *in, size_t len,
         in += 256;
         len -= 256;
     }
-    if (len > 64)
+    if (len > 128)
+        chacha20_neon_rows(out, in, len, row, 3, rot8);
+    else if (len > 64)
         chacha20_neon_rows(out, in, len, row, 2, rot8);
     else if (len > 0)
         chacha20_neon_rows(out, in, len, row, 1, rot8);

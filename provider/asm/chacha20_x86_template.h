@@ -63,27 +63,6 @@
         CT_QR_STEP7(c2, d2, b2); CT_QR_STEP7(c3, d3, b3); \
     } while (0)
 
-#define CT_QR2(a0, b0, c0, d0, a1, b1, c1, d1) \
-    do { \
-        CT_QR_STEP(a0, b0, d0, CT_ROT16); CT_QR_STEP(a1, b1, d1, CT_ROT16); \
-        CT_QR_STEP12(c0, d0, b0); CT_QR_STEP12(c1, d1, b1); \
-        CT_QR_STEP(a0, b0, d0, CT_ROT8); CT_QR_STEP(a1, b1, d1, CT_ROT8); \
-        CT_QR_STEP7(c0, d0, b0); CT_QR_STEP7(c1, d1, b1); \
-    } while (0)
-
-#ifndef CT_VMODE
-#define CT_VMODE 4
-#endif
-#if CT_VMODE == 4
-#define CT_VROUND CT_QR4
-#elif CT_VMODE == 2
-#define CT_VROUND(a0, b0, c0, d0, a1, b1, c1, d1, a2, b2, c2, d2, a3, b3, c3, d3) \
-    do { CT_QR2(a0, b0, c0, d0, a1, b1, c1, d1); CT_QR2(a2, b2, c2, d2, a3, b3, c3, d3); } while (0)
-#else
-#define CT_VROUND(a0, b0, c0, d0, a1, b1, c1, d1, a2, b2, c2, d2, a3, b3, c3, d3) \
-    do { CT_QR_ROWS(a0, b0, c0, d0); CT_QR_ROWS(a1, b1, c1, d1); CT_QR_ROWS(a2, b2, c2, d2); CT_QR_ROWS(a3, b3, c3, d3); } while (0)
-#endif
-
 /* One quarter-round on four rows (horizontal layout). */
 #define CT_QR_ROWS(a, b, c, d) \
     do { \
@@ -176,10 +155,10 @@ CT_INLINE void CT_FN(vblocks)(CT_V r[16], const CT_V s[16])
     x8 = s[8]; x9 = s[9]; x10 = s[10]; x11 = s[11];
     x12 = s[12]; x13 = s[13]; x14 = s[14]; x15 = s[15];
     for (i = 0; i < 10; i++) {
-        CT_VROUND(x0, x4, x8, x12, x1, x5, x9, x13,
-                  x2, x6, x10, x14, x3, x7, x11, x15);
-        CT_VROUND(x0, x5, x10, x15, x1, x6, x11, x12,
-                  x2, x7, x8, x13, x3, x4, x9, x14);
+        CT_QR4(x0, x4, x8, x12, x1, x5, x9, x13,
+               x2, x6, x10, x14, x3, x7, x11, x15);
+        CT_QR4(x0, x5, x10, x15, x1, x6, x11, x12,
+               x2, x7, x8, x13, x3, x4, x9, x14);
     }
 #endif
 

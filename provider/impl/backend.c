@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* CPU feature detection (once) and the lists of compiled-in backends. */
 #include <openssl/crypto.h>
+#include <stdlib.h>
 #include <string.h>
 #include "backend.h"
 
@@ -101,9 +102,41 @@ static unsigned int detect_caps(void)
 }
 #endif
 
+/*
+ * CHACHA_PROVIDER_DISABLE hides CPU features, like OPENSSL_ia32cap does for
+ * OpenSSL: a comma-separated list of ssse3, avx2, avx512f, avx512vl, avx512bw,
+ * avx512ifma, bmi2, adx, neon, or "all". It can only take features away, so
+ * tests can run the module as on an older CPU.
+ */
+static unsigned int disabled_caps(void)
+{
+    static const struct { const char *name; unsigned int bit; } names[] = {
+        { "ssse3", CHACHA_CAP_SSSE3 }, { "avx2", CHACHA_CAP_AVX2 },
+        { "avx512f", CHACHA_CAP_AVX512F }, { "avx512vl", CHACHA_CAP_AVX512VL },
+        { "avx512bw", CHACHA_CAP_AVX512BW }, { "avx512ifma", CHACHA_CAP_AVX512IFMA },
+        { "bmi2", CHACHA_CAP_BMI2 }, { "adx", CHACHA_CAP_ADX },
+        { "neon", CHACHA_CAP_NEON }, { "all", ~0u },
+    };
+    const char *v = getenv("CHACHA_PROVIDER_DISABLE");
+    unsigned int mask = 0;
+    size_t i;
+
+    while (v != NULL && *v != '\0') {
+        size_t len = strcspn(v, ",");
+
+        for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+            if (strlen(names[i].name) == len && strncmp(v, names[i].name, len) == 0)
+                mask |= names[i].bit;
+        v += len;
+        if (*v == ',')
+            v++;
+    }
+    return mask;
+}
+
 static void caps_init(void)
 {
-    caps_value = detect_caps();
+    caps_value = detect_caps() & ~disabled_caps();
 }
 
 unsigned int chacha_cpu_caps(void)

@@ -1,0 +1,73 @@
+#!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# The full test suite, from a fresh checkout: installs what is missing, builds
+# with warnings as errors, runs `make check` (every test once per backend this
+# CPU has) and `make distcheck`, and ends with "N passed, N failed" summed
+# over every assertion of every job. Exit status 0 only if all passed.
+set -u
+cd "$(dirname "$0")"
+top=$(pwd)
+jobs=${JOBS:-2}
+build=$top/_ci
+logdir=$build/logs
+passed=0
+failed=0
+
+log() { printf '\n=== %s\n' "$*"; }
+
+# Add the "N passed, N failed" lines found in test logs to the totals.
+count_logs() {
+    set -- $(cat "$@" 2>/dev/null | sed -n 's/.*: \([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed.*/\1 \2/p' |
+        awk '{p += $1; f += $2} END {print p + 0, f + 0}')
+    passed=$((passed + $1))
+    failed=$((failed + $2))
+}
+
+# A job that is one check: runs the command, counts one pass or one fail.
+job() {
+    name=$1; shift
+    log "$name"
+    if "$@" >"$logdir/$name.log" 2>&1; then
+        passed=$((passed + 1)); echo "ok - $name"
+    else
+        failed=$((failed + 1)); echo "FAIL - $name"; tail -n 40 "$logdir/$name.log"
+    fi
+}
+
+log "dependencies"
+scripts/install-deps test || { echo "0 passed, 1 failed"; exit 1; }
+
+log "build"
+rm -rf "$build"
+mkdir -p "$logdir"
+autoreconf -fi >"$logdir/autoreconf.log" 2>&1 &&
+    (cd "$build" && ../configure --enable-werror >"$logdir/configure.log" 2>&1 &&
+     make -j"$jobs" >"$logdir/make.log" 2>&1)
+if [ $? -ne 0 ]; then
+    tail -n 40 "$logdir"/*.log
+    echo "0 passed, 1 failed"
+    exit 1
+fi
+"$build/test/list_backends" | sed 's/^/backend: /'
+
+log "make check"
+(cd "$build" && make -j"$jobs" check >"$logdir/check.log" 2>&1)
+check_rc=$?
+grep -E '^(PASS|FAIL|SKIP|XFAIL|XPASS|ERROR):' "$logdir/check.log"
+count_logs "$build"/test/*.log
+# a test program that died before printing its summary still counts
+nores=$(grep -l -E '^:test-result: (FAIL|ERROR)' "$build"/test/*.trs 2>/dev/null | while read -r t; do
+    grep -q ' passed, [0-9]* failed' "${t%.trs}.log" || echo x; done | wc -l)
+failed=$((failed + nores))
+if [ $check_rc -ne 0 ]; then
+    for f in "$build"/test/*.log; do
+        grep -q -E '^(FAIL|ERROR)' "${f%.log}.trs" 2>/dev/null && { echo "--- $f"; tail -n 60 "$f"; }
+    done
+    [ $nores -eq 0 ] && [ $failed -eq 0 ] && failed=1
+fi
+
+job distcheck sh -c "cd '$build' && make -j$jobs distcheck"
+
+echo
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
