@@ -185,58 +185,65 @@ NEON_INLINE void chacha20_neon_4blocks(uint8_t *out, const uint8_t *in,
 #undef EMIT
 }
 
-/* One quarter-round on each of nb block states held as rows a, b, c, d. */
-#define ROWS_QUARTERROUND(nb, a, b, c, d) \
-    do { \
-        for (j = 0; j < (nb); j++) STEP(a[j], b[j], d[j], rotl16); \
-        for (j = 0; j < (nb); j++) STEP(c[j], d[j], b[j], ROTL12); \
-        for (j = 0; j < (nb); j++) STEP(a[j], b[j], d[j], ROTL8); \
-        for (j = 0; j < (nb); j++) STEP(c[j], d[j], b[j], ROTL7); \
-    } while (0)
+/*
+ * Row layout, for 1..3 blocks side by side: block j has rows aj, bj, cj, dj.
+ * FOR_ROWS_n(M) expands M(j) for j = 0..n-1, so each kernel below is written
+ * once and instantiated per width with all its state in named registers.
+ */
+#define FOR_ROWS_1(M) M(0)
+#define FOR_ROWS_2(M) M(0) M(1)
+#define FOR_ROWS_3(M) M(0) M(1) M(2)
 
-/* rotate the 32-bit lanes of each of nb rows by n positions toward lane 0 */
-#define ROWS_ROTATE(nb, r, n) \
-    do { for (j = 0; j < (nb); j++) r[j] = vextq_u32(r[j], r[j], n); } while (0)
+#define ROW_INIT(j) \
+    const uint32x4_t d_in##j = vaddq_u32(row[3], \
+                                         vsetq_lane_u32(j, vdupq_n_u32(0), 0)); \
+    uint32x4_t a##j = row[0], b##j = row[1], c##j = row[2], d##j = d_in##j;
+#define ROW_STEP16(j) STEP(a##j, b##j, d##j, rotl16);
+#define ROW_STEP12(j) STEP(c##j, d##j, b##j, ROTL12);
+#define ROW_STEP8(j) STEP(a##j, b##j, d##j, ROTL8);
+#define ROW_STEP7(j) STEP(c##j, d##j, b##j, ROTL7);
+/* diagonals into columns: rows b, c, d rotated left by 1, 2, 3 lanes */
+#define ROW_DIAG(j) \
+    b##j = vextq_u32(b##j, b##j, 1); c##j = vextq_u32(c##j, c##j, 2); \
+    d##j = vextq_u32(d##j, d##j, 3);
+#define ROW_UNDIAG(j) \
+    b##j = vextq_u32(b##j, b##j, 3); c##j = vextq_u32(c##j, c##j, 2); \
+    d##j = vextq_u32(d##j, d##j, 1);
+#define ROW_EMIT(j) \
+    xor_block(out + 64 * (j), in + 64 * (j), len - 64 * (j), \
+              vaddq_u32(a##j, row[0]), vaddq_u32(b##j, row[1]), \
+              vaddq_u32(c##j, row[2]), vaddq_u32(d##j, d_in##j)); \
+    if (len <= 64 * ((j) + 1)) \
+        return;
+
+#define ROWS_QUARTERROUND(FOR) \
+    FOR(ROW_STEP16) FOR(ROW_STEP12) FOR(ROW_STEP8) FOR(ROW_STEP7)
 
 /*
- * nb (1 or 2) consecutive blocks in row layout: out = in ^ keystream for
- * min(len, 64 * nb) bytes. The diagonal round lines the diagonals up in the
- * columns by rotating rows b, c, d left by 1, 2, 3 lanes, and back after.
+ * chacha20_neon_<n>rows: n consecutive blocks from row[] (row[3] holds the
+ * counter): out = in ^ keystream for min(len, 64 * n) bytes, len > 0.
  */
-NEON_INLINE void chacha20_neon_rows(uint8_t *out, const uint8_t *in,
-                                    size_t len, const uint32x4_t row[4],
-                                    int nb, rot8_table rot8)
-{
-    const uint32x4_t one = vsetq_lane_u32(1, vdupq_n_u32(0), 0);
-    uint32x4_t a[3], b[3], c[3], d[3], d_in[3];
-    int i, j;
-
-    (void)rot8;
-    for (j = 0; j < nb; j++) {
-        d_in[j] = j == 0 ? row[3] : vaddq_u32(d_in[j - 1], one);
-        a[j] = row[0];
-        b[j] = row[1];
-        c[j] = row[2];
-        d[j] = d_in[j];
-    }
-    for (i = 0; i < 10; i++) {
-        ROWS_QUARTERROUND(nb, a, b, c, d);
-        ROWS_ROTATE(nb, b, 1);
-        ROWS_ROTATE(nb, c, 2);
-        ROWS_ROTATE(nb, d, 3);
-        ROWS_QUARTERROUND(nb, a, b, c, d);
-        ROWS_ROTATE(nb, b, 3);
-        ROWS_ROTATE(nb, c, 2);
-        ROWS_ROTATE(nb, d, 1);
-    }
-    for (j = 0; j < nb; j++)
-        xor_block(out + 64 * j, in + 64 * j, len - 64 * j,
-                  vaddq_u32(a[j], row[0]), vaddq_u32(b[j], row[1]),
-                  vaddq_u32(c[j], row[2]), vaddq_u32(d[j], d_in[j]));
+#define DEFINE_ROWS_KERNEL(n) \
+NEON_INLINE void chacha20_neon_##n##rows(uint8_t *out, const uint8_t *in, \
+                                         size_t len, const uint32x4_t row[4], \
+                                         rot8_table rot8) \
+{ \
+    FOR_ROWS_##n(ROW_INIT) \
+    int i; \
+    \
+    (void)rot8; \
+    for (i = 0; i < 10; i++) { \
+        ROWS_QUARTERROUND(FOR_ROWS_##n); \
+        FOR_ROWS_##n(ROW_DIAG) \
+        ROWS_QUARTERROUND(FOR_ROWS_##n); \
+        FOR_ROWS_##n(ROW_UNDIAG) \
+    } \
+    FOR_ROWS_##n(ROW_EMIT) \
 }
 
-#undef ROWS_QUARTERROUND
-#undef ROWS_ROTATE
+DEFINE_ROWS_KERNEL(1)
+DEFINE_ROWS_KERNEL(2)
+DEFINE_ROWS_KERNEL(3)
 
 static void chacha20_xor_neon(uint8_t *out, const uint8_t *in, size_t len,
                               const uint32_t key[8], const uint32_t counter[4])
@@ -266,11 +273,11 @@ static void chacha20_xor_neon(uint8_t *out, const uint8_t *in, size_t len,
         len -= 256;
     }
     if (len > 128)
-        chacha20_neon_rows(out, in, len, row, 3, rot8);
+        chacha20_neon_3rows(out, in, len, row, rot8);
     else if (len > 64)
-        chacha20_neon_rows(out, in, len, row, 2, rot8);
+        chacha20_neon_2rows(out, in, len, row, rot8);
     else if (len > 0)
-        chacha20_neon_rows(out, in, len, row, 1, rot8);
+        chacha20_neon_1rows(out, in, len, row, rot8);
 }
 
 const chacha20_impl chacha20_neon_impl = {
