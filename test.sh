@@ -38,6 +38,11 @@ log "dependencies"
 scripts/install-deps test || { echo "0 passed, 1 failed"; exit 1; }
 
 log "build"
+if [ -f config.status ]; then
+    echo "the source tree is configured in place: run 'make distclean' first (builds go to _build/ or _ci/)"
+    echo "0 passed, 1 failed"
+    exit 1
+fi
 rm -rf "$build"
 mkdir -p "$logdir"
 autoreconf -fi >"$logdir/autoreconf.log" 2>&1 &&

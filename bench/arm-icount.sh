@@ -13,16 +13,29 @@
 # including per-call overhead (for OpenSSL: EVP_EncryptUpdate's).
 #
 # Needs .ci/arm-setup.sh first. Usage: bench/arm-icount.sh [lengths...]
-#   QEMU_CPU (default cortex-a72) picks the emulated core; ITERS (default 8).
-#   OURS_IMPL_SRC: extra sources for the kernel (default: the NEON and portable
-#   cores); the lead's tree can point this at its own list.
+#   ARCH=aarch64 (default) or armv7 (ours only, unless libcrypto armhf is there)
+#   QEMU_CPU: emulated core (default cortex-a72, or cortex-a15 for armv7)
+#   ITERS: encryptions per measured run (default 8)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 lens=("$@")
 [ "${#lens[@]}" -eq 0 ] && lens=(64 1024 16384)
 iters=${ITERS:-8}
-cpu=${QEMU_CPU:-cortex-a72}
-cc=${CC_AARCH64:-aarch64-linux-gnu-gcc}
+case "${ARCH:-aarch64}" in
+aarch64)
+    cpu=${QEMU_CPU:-cortex-a72}
+    cc=(aarch64-linux-gnu-gcc)
+    qemu=(qemu-aarch64 -L /)
+    ;;
+armv7)
+    cpu=${QEMU_CPU:-cortex-a15}
+    cc=(arm-linux-gnueabihf-gcc -mfpu=neon)
+    # the armhf loader comes from libc6:armhf when installed, else the cross sysroot
+    root=/; [ -e /lib/ld-linux-armhf.so.3 ] || root=/usr/arm-linux-gnueabihf
+    qemu=(qemu-arm -L "$root")
+    ;;
+*) echo "ARCH must be aarch64 or armv7" >&2; exit 2 ;;
+esac
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -31,7 +44,9 @@ cat > "$work/loop.c" <<'CEOF'
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <openssl/evp.h>
+#ifdef WITH_EVP
+# include <openssl/evp.h>
+#endif
 #include "backend.h"
 
 extern const chacha20_impl chacha20_neon_impl;
@@ -42,9 +57,12 @@ int main(int argc, char **argv)
     uint32_t k[8], c[4] = { 0, 9, 0, 0 };
     size_t len, iters, i;
     unsigned char *buf;
+    int ours;
+#ifdef WITH_EVP
     EVP_CIPHER_CTX *ctx = NULL;
     EVP_CIPHER *ciph = NULL;
-    int outl, ours;
+    int outl;
+#endif
 
     if (argc != 4)
         return 2;
@@ -53,37 +71,56 @@ int main(int argc, char **argv)
     iters = strtoul(argv[3], NULL, 0);
     buf = calloc(1, len + 1);
     memcpy(k, key, sizeof(k));
+    if (buf == NULL)
+        return 1;
+#ifdef WITH_EVP
     /* both paths set up in full, so the baseline (iters = 0) cancels the setup */
     ciph = EVP_CIPHER_fetch(NULL, "ChaCha20", "provider=default");
     ctx = EVP_CIPHER_CTX_new();
-    if (buf == NULL || ciph == NULL || ctx == NULL
+    if (ciph == NULL || ctx == NULL
         || !EVP_EncryptInit_ex2(ctx, ciph, key, iv, NULL))
         return 1;
+#else
+    (void)iv;
+    if (!ours)
+        return 3;
+#endif
     for (i = 0; i < iters; i++) {
         if (ours) {
             chacha20_neon_impl.xor_stream(buf, buf, len, k, c);
             c[0] += (uint32_t)((len + 63) / 64);
-        } else if (!EVP_EncryptUpdate(ctx, buf, &outl, buf, (int)len)) {
+        }
+#ifdef WITH_EVP
+        else if (!EVP_EncryptUpdate(ctx, buf, &outl, buf, (int)len)) {
             return 1;
         }
+#endif
     }
     printf("%02x\n", buf[0]);
+#ifdef WITH_EVP
     EVP_CIPHER_CTX_free(ctx);
     EVP_CIPHER_free(ciph);
+#endif
     free(buf);
     return 0;
 }
 CEOF
 
-srcs=${OURS_IMPL_SRC:-"$top/provider/asm/chacha20_neon.c $top/provider/impl/chacha20_portable.c"}
-# shellcheck disable=SC2086
-$cc -O2 -I"$top/provider/impl" -o "$work/loop" "$work/loop.c" $srcs -lcrypto
+srcs=("$top/provider/asm/chacha20_neon.c" "$top/provider/impl/chacha20_portable.c")
+whos=(ours)
+if "${cc[@]}" -O2 -DWITH_EVP -I"$top/provider/impl" -o "$work/loop" "$work/loop.c" \
+        "${srcs[@]}" -lcrypto 2>/dev/null; then
+    whos+=(openssl)
+else
+    echo "# no libcrypto for ${ARCH:-aarch64}: our kernel only" >&2
+    "${cc[@]}" -O2 -I"$top/provider/impl" -o "$work/loop" "$work/loop.c" "${srcs[@]}"
+fi
 
 # Executed instructions of one run: in_asm gives each block's size at
 # translation (a block may be translated again: the newest size wins), exec
 # lines name the block run.
 count() {
-    qemu-aarch64 -L / -cpu "$cpu" -d in_asm,exec,nochain -D "$work/log" \
+    "${qemu[@]}" -cpu "$cpu" -d in_asm,exec,nochain -D "$work/log" \
         "$work/loop" "$@" > /dev/null
     awk '
         function norm(h) { sub(/^0x/, "", h); sub(/^0+/, "", h); return h }
@@ -98,15 +135,16 @@ count() {
     ' "$work/log"
 }
 
-printf '# qemu-aarch64 -cpu %s, %s iterations, instructions per byte\n' "$cpu" "$iters"
+printf '# %s -cpu %s, %s iterations, executed instructions per byte\n' \
+    "${qemu[0]}" "$cpu" "$iters"
 printf '%-8s %12s %12s\n' "bytes" "ours(neon)" "openssl-evp"
 for len in "${lens[@]}"; do
     row=()
-    for who in ours openssl; do
+    for who in "${whos[@]}"; do
         base=$(count "$who" "$len" 0)
         full=$(count "$who" "$len" "$iters")
         row+=("$(awk -v a="$full" -v b="$base" -v n="$((iters * len))" \
             'BEGIN { printf "%.3f", (a - b) / n }')")
     done
-    printf '%-8s %12s %12s\n' "$len" "${row[0]}" "${row[1]}"
+    printf '%-8s %12s %12s\n' "$len" "${row[0]}" "${row[1]:--}"
 done

@@ -3,7 +3,7 @@
  * Poly1305 backend tests: RFC 8439 and OpenSSL vectors, reduction edge cases
  * built with a bignum model, and every usable backend against the portable one
  * on every length 0..4096 with random chunking through poly1305_update().
- * Usage: test_poly1305_backends [vectors-dir]   (default: $srcdir/vectors)
+ * Usage: test_poly1305_backends [vectors-dir]   (default: $srcdir/test/vectors)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -533,7 +533,7 @@ int main(int argc, char **argv)
     if (dir == NULL) {
         const char *srcdir = getenv("srcdir");
 
-        if (snprintf(dirbuf, sizeof(dirbuf), "%s/vectors",
+        if (snprintf(dirbuf, sizeof(dirbuf), "%s/test/vectors",
                      srcdir != NULL ? srcdir : ".") >= (int)sizeof(dirbuf))
             return 1;
         dir = dirbuf;

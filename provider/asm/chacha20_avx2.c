@@ -32,33 +32,10 @@
 
 #include "chacha20_x86_template.h"
 
-/*
- * The 20 rounds of the 8-block kernel in inline assembly: 16 state vectors
- * plus two rotate temporaries do not fit in 16 ymm registers, and both gcc
- * and clang spill far more than needed (measured 1.1 and 0.9 cycles/byte).
- * Here a, b and d rows stay in registers, while c rows take turns: two are in
- * ymm8/ymm9, the other two in the out[] scratch slots; each half-round pair
- * stores the two it is done with and folds the loads of the next two into
- * the first c += d.
- * in: the 16 state vectors; out: the state after 20 rounds (no feed-forward).
- */
-#define A0 "%%ymm0"
-#define A1 "%%ymm1"
-#define A2 "%%ymm2"
-#define A3 "%%ymm3"
-#define B0 "%%ymm4"
-#define B1 "%%ymm5"
-#define B2 "%%ymm6"
-#define B3 "%%ymm7"
-#define CA "%%ymm8"
-#define CB "%%ymm9"
-#define T0 "%%ymm10"
-#define T1 "%%ymm11"
-#define D0 "%%ymm12"
-#define D1 "%%ymm13"
-#define D2 "%%ymm14"
-#define D3 "%%ymm15"
-#define SLOT(i) #i "*32(%[out])"
+/* primitives for the vertical-round assembly in the template (VEX forms) */
+#define CT_AREG(i) "%%ymm" #i
+#define CT_ASZ "32"
+#define CT_AMOV "vmovdqa "
 #define VADD(d, s) "vpaddd " s ", " d ", " d "\n\t"
 #define VXOR(d, s) "vpxor " s ", " d ", " d "\n\t"
 #define VSHUFB(d, m) "vpshufb " m ", " d ", " d "\n\t"
@@ -66,37 +43,7 @@
     "vpslld $" #n ", " d ", " t "\n\t" \
     "vpsrld $32-" #n ", " d ", " d "\n\t" \
     "vpor " t ", " d ", " d "\n\t"
-/*
- * Quarter-round steps: ROW_AD does a += b; d ^= a; d = rotl(d, r) with a byte
- * shuffle (r = 16 or 8; m is the mask operand); ROW_CB does c += d (CADD);
- * b ^= c; b = rotl(b, n) with a shift pair through temporary t.
- */
-#define ROW_AD(a, b, d, m) VADD(a, b) VXOR(d, a) VSHUFB(d, m)
-#define ROW_CB(b, c, t, n, CADD) CADD VXOR(b, c) VROTL(b, t, n)
-#define CADD_REG(c, d) VADD(c, d)
-#define CADD_SLOT(c, d, i) "vpaddd " SLOT(i) ", " d ", " c "\n\t"
-#define STORE2(i, j) "vmovdqa " CA ", " SLOT(i) "\n\t" \
-                     "vmovdqa " CB ", " SLOT(j) "\n\t"
-/*
- * One round on quarter-rounds p, q (c rows in CA, CB on entry, spilled to
- * slots cp, cq half-way) and u, v (c rows loaded from slots cu, cv), all four
- * advanced step by step. On exit CA, CB hold the c rows of p, q again.
- */
-#define ROUND(ap, bp, dp, aq, bq, dq, cp, cq, au, bu, du, av, bv, dv, cu, cv) \
-    ROW_AD(ap, bp, dp, "(%[m])") ROW_AD(aq, bq, dq, "(%[m])") \
-    ROW_AD(au, bu, du, "(%[m])") ROW_AD(av, bv, dv, "(%[m])") \
-    ROW_CB(bp, CA, T0, 12, CADD_REG(CA, dp)) \
-    ROW_CB(bq, CB, T1, 12, CADD_REG(CB, dq)) \
-    STORE2(cp, cq) \
-    ROW_CB(bu, CA, T0, 12, CADD_SLOT(CA, du, cu)) \
-    ROW_CB(bv, CB, T1, 12, CADD_SLOT(CB, dv, cv)) \
-    ROW_AD(ap, bp, dp, "32(%[m])") ROW_AD(aq, bq, dq, "32(%[m])") \
-    ROW_AD(au, bu, du, "32(%[m])") ROW_AD(av, bv, dv, "32(%[m])") \
-    ROW_CB(bu, CA, T0, 7, CADD_REG(CA, du)) \
-    ROW_CB(bv, CB, T1, 7, CADD_REG(CB, dv)) \
-    STORE2(cu, cv) \
-    ROW_CB(bp, CA, T0, 7, CADD_SLOT(CA, dp, cp)) \
-    ROW_CB(bq, CB, T1, 7, CADD_SLOT(CB, dq, cq))
+#define CADD_SLOT(c, d, i) "vpaddd " CT_SLOT(i) ", " d ", " c "\n\t"
 
 static const __m256i rot_masks[2] = {
     { 0x0504070601000302, 0x0d0c0f0e09080b0a,
@@ -105,50 +52,13 @@ static const __m256i rot_masks[2] = {
       0x0605040702010003, 0x0e0d0c0f0a09080b }     /* rotate 8 */
 };
 
+/* the 20 rounds of the 8-block kernel (see CT_ASM_VROUNDS) */
 static inline __attribute__((always_inline))
 void y256_rounds_asm(__m256i out[16], const __m256i in[16])
 {
     unsigned int n = 10;
 
-    __asm__ volatile(
-        "vmovdqa 0*32(%[in]), " A0 "\n\t"
-        "vmovdqa 1*32(%[in]), " A1 "\n\t"
-        "vmovdqa 2*32(%[in]), " A2 "\n\t"
-        "vmovdqa 3*32(%[in]), " A3 "\n\t"
-        "vmovdqa 4*32(%[in]), " B0 "\n\t"
-        "vmovdqa 5*32(%[in]), " B1 "\n\t"
-        "vmovdqa 6*32(%[in]), " B2 "\n\t"
-        "vmovdqa 7*32(%[in]), " B3 "\n\t"
-        "vmovdqa 8*32(%[in]), " CA "\n\t"
-        "vmovdqa 9*32(%[in]), " CB "\n\t"
-        "vmovdqa 10*32(%[in]), " T0 "\n\t"
-        "vmovdqa 11*32(%[in]), " T1 "\n\t"
-        "vmovdqa 12*32(%[in]), " D0 "\n\t"
-        "vmovdqa 13*32(%[in]), " D1 "\n\t"
-        "vmovdqa 14*32(%[in]), " D2 "\n\t"
-        "vmovdqa 15*32(%[in]), " D3 "\n\t"
-        "vmovdqa " T0 ", " SLOT(10) "\n\t"
-        "vmovdqa " T1 ", " SLOT(11) "\n\t"
-        "1:\n\t"
-        /* columns (0,4,8,12) (1,5,9,13) | (2,6,10,14) (3,7,11,15) */
-        ROUND(A0, B0, D0, A1, B1, D1, 8, 9, A2, B2, D2, A3, B3, D3, 10, 11)
-        /* diagonals (2,7,8,13) (3,4,9,14) | (0,5,10,15) (1,6,11,12) */
-        ROUND(A2, B3, D1, A3, B0, D2, 8, 9, A0, B1, D3, A1, B2, D0, 10, 11)
-        "dec %[n]\n\t"
-        "jnz 1b\n\t"
-        "vmovdqa " A0 ", 0*32(%[out])\n\t"
-        "vmovdqa " A1 ", 1*32(%[out])\n\t"
-        "vmovdqa " A2 ", 2*32(%[out])\n\t"
-        "vmovdqa " A3 ", 3*32(%[out])\n\t"
-        "vmovdqa " B0 ", 4*32(%[out])\n\t"
-        "vmovdqa " B1 ", 5*32(%[out])\n\t"
-        "vmovdqa " B2 ", 6*32(%[out])\n\t"
-        "vmovdqa " B3 ", 7*32(%[out])\n\t"
-        STORE2(8, 9)
-        "vmovdqa " D0 ", 12*32(%[out])\n\t"
-        "vmovdqa " D1 ", 13*32(%[out])\n\t"
-        "vmovdqa " D2 ", 14*32(%[out])\n\t"
-        "vmovdqa " D3 ", 15*32(%[out])\n\t"
+    __asm__ volatile(CT_ASM_VROUNDS
         : [n] "+r"(n)
         : [in] "r"(in), [out] "r"(out), [m] "r"(rot_masks)
         : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",

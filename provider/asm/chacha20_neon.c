@@ -3,11 +3,16 @@
  * ChaCha20 with Advanced SIMD (NEON) intrinsics, one source for AArch64 and for
  * 32-bit ARMv7 (built with -mfpu=neon; chosen only when the CPU reports NEON).
  *
- * Whole 256-byte strides run four blocks at once in "vertical" layout: one
- * vector per state word, one 32-bit lane per block, so the rounds need no lane
- * shuffles and four quarter-rounds advance side by side. A tail of one or two
- * blocks runs in "row" layout (one vector per state row) instead, which costs
- * about a third of a four-block pass per block.
+ * Two layouts, both from one round macro:
+ *  - vertical (AArch64 bulk): one vector per state word, one 32-bit lane per
+ *    block, four blocks per 256-byte pass, no lane shuffles in the rounds;
+ *  - rows (tails everywhere, ARMv7 bulk): one vector per state row, one to
+ *    three blocks side by side, diagonals lined up with lane rotations (ext).
+ * Choices measured as executed instructions under qemu (bench/arm-icount.sh):
+ * AArch64 vertical 5.2 instr/byte vs 6.1 for 3 rows; ARMv7, whose 16 q
+ * registers cannot hold a vertical state, 6.3 for 3 rows vs 6.9 vertical
+ * (spills). A 1..3 block tail in rows costs about 370 instructions a block,
+ * less than a whole vertical pass (about 1330).
  */
 #include <arm_neon.h>
 #include <string.h>
@@ -40,25 +45,17 @@ NEON_INLINE uint32x4_t rotl16(uint32x4_t x)
 #define ROTL_SHIFTS(x, n) vsriq_n_u32(vshlq_n_u32(x, n), x, 32 - (n))
 
 #if defined(__aarch64__)
-typedef uint8x16_t rot8_table;
-# define ROT8_TABLE_INIT vld1q_u8(rot8_index)
-# define ROTL8(x) \
-    vreinterpretq_u32_u8(vqtbl1q_u8(vreinterpretq_u8_u32(x), rot8))
 static const uint8_t rot8_index[16] = {
     3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14
 };
+/* the table load is loop-invariant: the compiler keeps it in a register */
+# define ROTL8(x) \
+    vreinterpretq_u32_u8(vqtbl1q_u8(vreinterpretq_u8_u32(x), \
+                                    vld1q_u8(rot8_index)))
+# define NEON_VERTICAL_4BLOCKS 1
 #else
-typedef int rot8_table;    /* unused */
-# define ROT8_TABLE_INIT 0
 # define ROTL8(x) ROTL_SHIFTS(x, 8)
-#endif
-
-/* broadcast lane i of v (ARMv7 only has the 64-bit-source form) */
-#if defined(__aarch64__)
-# define DUP_LANE(v, i) vdupq_laneq_u32(v, i)
-#else
-# define DUP_LANE(v, i) \
-    vdupq_lane_u32((i) < 2 ? vget_low_u32(v) : vget_high_u32(v), (i) & 1)
+# define NEON_VERTICAL_4BLOCKS 0
 #endif
 
 /* a += b; d ^= a; d <<<= n, the one step every quarter-round repeats */
@@ -111,11 +108,11 @@ NEON_INLINE void xor_block(uint8_t *out, const uint8_t *in, size_t len,
     __asm__ volatile("" : : "r"(ks) : "memory");   /* keep the wipe */
 }
 
+#if NEON_VERTICAL_4BLOCKS
 /* 4x4 transpose of 32-bit lanes: row j of the result is lane j of w0..w3 */
 NEON_INLINE void transpose4(uint32x4_t *w0, uint32x4_t *w1, uint32x4_t *w2,
                             uint32x4_t *w3)
 {
-#if defined(__aarch64__)
     uint32x4_t t0 = vtrn1q_u32(*w0, *w1), t1 = vtrn2q_u32(*w0, *w1);
     uint32x4_t t2 = vtrn1q_u32(*w2, *w3), t3 = vtrn2q_u32(*w2, *w3);
     uint64x2_t u0 = vreinterpretq_u64_u32(t0), u1 = vreinterpretq_u64_u32(t1);
@@ -125,14 +122,6 @@ NEON_INLINE void transpose4(uint32x4_t *w0, uint32x4_t *w1, uint32x4_t *w2,
     *w1 = vreinterpretq_u32_u64(vtrn1q_u64(u1, u3));
     *w2 = vreinterpretq_u32_u64(vtrn2q_u64(u0, u2));
     *w3 = vreinterpretq_u32_u64(vtrn2q_u64(u1, u3));
-#else
-    uint32x4x2_t t01 = vtrnq_u32(*w0, *w1), t23 = vtrnq_u32(*w2, *w3);
-
-    *w0 = vcombine_u32(vget_low_u32(t01.val[0]), vget_low_u32(t23.val[0]));
-    *w1 = vcombine_u32(vget_low_u32(t01.val[1]), vget_low_u32(t23.val[1]));
-    *w2 = vcombine_u32(vget_high_u32(t01.val[0]), vget_high_u32(t23.val[0]));
-    *w3 = vcombine_u32(vget_high_u32(t01.val[1]), vget_high_u32(t23.val[1]));
-#endif
 }
 
 /*
@@ -143,19 +132,18 @@ NEON_INLINE void transpose4(uint32x4_t *w0, uint32x4_t *w1, uint32x4_t *w2,
  */
 NEON_INLINE void chacha20_neon_4blocks(uint8_t *out, const uint8_t *in,
                                        size_t len, const uint32x4_t row[4],
-                                       uint32x4_t ctr, rot8_table rot8)
+                                       uint32x4_t ctr)
 {
-    uint32x4_t x0 = DUP_LANE(row[0], 0), x1 = DUP_LANE(row[0], 1);
-    uint32x4_t x2 = DUP_LANE(row[0], 2), x3 = DUP_LANE(row[0], 3);
-    uint32x4_t x4 = DUP_LANE(row[1], 0), x5 = DUP_LANE(row[1], 1);
-    uint32x4_t x6 = DUP_LANE(row[1], 2), x7 = DUP_LANE(row[1], 3);
-    uint32x4_t x8 = DUP_LANE(row[2], 0), x9 = DUP_LANE(row[2], 1);
-    uint32x4_t x10 = DUP_LANE(row[2], 2), x11 = DUP_LANE(row[2], 3);
-    uint32x4_t x12 = ctr, x13 = DUP_LANE(row[3], 1);
-    uint32x4_t x14 = DUP_LANE(row[3], 2), x15 = DUP_LANE(row[3], 3);
+    uint32x4_t x0 = vdupq_laneq_u32(row[0], 0), x1 = vdupq_laneq_u32(row[0], 1);
+    uint32x4_t x2 = vdupq_laneq_u32(row[0], 2), x3 = vdupq_laneq_u32(row[0], 3);
+    uint32x4_t x4 = vdupq_laneq_u32(row[1], 0), x5 = vdupq_laneq_u32(row[1], 1);
+    uint32x4_t x6 = vdupq_laneq_u32(row[1], 2), x7 = vdupq_laneq_u32(row[1], 3);
+    uint32x4_t x8 = vdupq_laneq_u32(row[2], 0), x9 = vdupq_laneq_u32(row[2], 1);
+    uint32x4_t x10 = vdupq_laneq_u32(row[2], 2), x11 = vdupq_laneq_u32(row[2], 3);
+    uint32x4_t x12 = ctr, x13 = vdupq_laneq_u32(row[3], 1);
+    uint32x4_t x14 = vdupq_laneq_u32(row[3], 2), x15 = vdupq_laneq_u32(row[3], 3);
     int i;
 
-    (void)rot8;
     for (i = 0; i < 10; i++) {
         QUARTERROUND4(x0, x4, x8, x12, x1, x5, x9, x13,
                       x2, x6, x10, x14, x3, x7, x11, x15);
@@ -184,6 +172,7 @@ NEON_INLINE void chacha20_neon_4blocks(uint8_t *out, const uint8_t *in,
     EMIT(3, x3, x7, x11, x15);
 #undef EMIT
 }
+#endif /* NEON_VERTICAL_4BLOCKS */
 
 /*
  * Row layout, for 1..3 blocks side by side: block j has rows aj, bj, cj, dj.
@@ -225,13 +214,11 @@ NEON_INLINE void chacha20_neon_4blocks(uint8_t *out, const uint8_t *in,
  */
 #define DEFINE_ROWS_KERNEL(n) \
 NEON_INLINE void chacha20_neon_##n##rows(uint8_t *out, const uint8_t *in, \
-                                         size_t len, const uint32x4_t row[4], \
-                                         rot8_table rot8) \
+                                         size_t len, const uint32x4_t row[4]) \
 { \
     FOR_ROWS_##n(ROW_INIT) \
     int i; \
     \
-    (void)rot8; \
     for (i = 0; i < 10; i++) { \
         ROWS_QUARTERROUND(FOR_ROWS_##n); \
         FOR_ROWS_##n(ROW_DIAG) \
@@ -248,36 +235,49 @@ DEFINE_ROWS_KERNEL(3)
 static void chacha20_xor_neon(uint8_t *out, const uint8_t *in, size_t len,
                               const uint32_t key[8], const uint32_t counter[4])
 {
-    static const uint32_t lane_index[4] = { 0, 1, 2, 3 };
-    const rot8_table rot8 = ROT8_TABLE_INIT;
-    uint32x4_t row[4], row3_no_ctr, ctr, four = vdupq_n_u32(4);
+    uint32x4_t row[4];
 
     row[0] = vld1q_u32(sigma);
     row[1] = vld1q_u32(key);
     row[2] = vld1q_u32(key + 4);
     row[3] = vld1q_u32(counter);
-    row3_no_ctr = vsetq_lane_u32(0, row[3], 0);
-    ctr = vaddq_u32(vdupq_n_u32(counter[0]), vld1q_u32(lane_index));
 
-    /* four-block passes; a last pass of three blocks (129..192) is worth it */
-    while (len > 192) {
-        uint32x4_t r4[4] = { row[0], row[1], row[2], row3_no_ctr };
+#if NEON_VERTICAL_4BLOCKS
+    {
+        static const uint32_t lane_index[4] = { 0, 1, 2, 3 };
+        uint32x4_t ctr = vaddq_u32(vdupq_n_u32(counter[0]),
+                                   vld1q_u32(lane_index));
+        const uint32x4_t r4[4] = {
+            row[0], row[1], row[2], vsetq_lane_u32(0, row[3], 0)
+        };
 
-        chacha20_neon_4blocks(out, in, len, r4, ctr, rot8);
-        if (len <= 256)
-            return;
-        ctr = vaddq_u32(ctr, four);
-        row[3] = vaddq_u32(row[3], vsetq_lane_u32(4, vdupq_n_u32(0), 0));
-        out += 256;
-        in += 256;
-        len -= 256;
+        /* 129..192 bytes are left to 3 rows: cheaper than a 4-block pass */
+        while (len > 192) {
+            chacha20_neon_4blocks(out, in, len, r4, ctr);
+            if (len <= 256)
+                return;
+            ctr = vaddq_u32(ctr, vdupq_n_u32(4));
+            out += 256;
+            in += 256;
+            len -= 256;
+        }
+        row[3] = vsetq_lane_u32(vgetq_lane_u32(ctr, 0), row[3], 0);
     }
+#else
+    while (len > 192) {
+        chacha20_neon_3rows(out, in, len, row);
+        row[3] = vaddq_u32(row[3], vsetq_lane_u32(3, vdupq_n_u32(0), 0));
+        out += 192;
+        in += 192;
+        len -= 192;
+    }
+#endif
     if (len > 128)
-        chacha20_neon_3rows(out, in, len, row, rot8);
+        chacha20_neon_3rows(out, in, len, row);
     else if (len > 64)
-        chacha20_neon_2rows(out, in, len, row, rot8);
+        chacha20_neon_2rows(out, in, len, row);
     else if (len > 0)
-        chacha20_neon_1rows(out, in, len, row, rot8);
+        chacha20_neon_1rows(out, in, len, row);
 }
 
 const chacha20_impl chacha20_neon_impl = {

@@ -5,12 +5,47 @@
  */
 #include <tmmintrin.h>
 #include "backend.h"
+#include "chacha20_x86_template.h"
 
 /* byte shuffles rotating each 32-bit lane left by 16 and by 8 */
 #define ROT16_MASK _mm_setr_epi8(2, 3, 0, 1, 6, 7, 4, 5, \
                                  10, 11, 8, 9, 14, 15, 12, 13)
 #define ROT8_MASK _mm_setr_epi8(3, 0, 1, 2, 7, 4, 5, 6, \
                                 11, 8, 9, 10, 15, 12, 13, 14)
+
+/* primitives for the vertical-round assembly in the template (legacy SSE) */
+#define CT_AREG(i) "%%xmm" #i
+#define CT_ASZ "16"
+#define CT_AMOV "movdqa "
+#define VADD(d, s) "paddd " s ", " d "\n\t"
+#define VXOR(d, s) "pxor " s ", " d "\n\t"
+#define VSHUFB(d, m) "pshufb " m ", " d "\n\t"
+#define VROTL(d, t, n) \
+    "movdqa " d ", " t "\n\t" \
+    "pslld $" #n ", " t "\n\t" \
+    "psrld $32-" #n ", " d "\n\t" \
+    "por " t ", " d "\n\t"
+#define CADD_SLOT(c, d, i) "movdqa " CT_SLOT(i) ", " c "\n\t" VADD(c, d)
+
+static const __m128i rot_masks[2] = {
+    { 0x0504070601000302, 0x0d0c0f0e09080b0a },    /* rotate 16 */
+    { 0x0605040702010003, 0x0e0d0c0f0a09080b }     /* rotate 8 */
+};
+
+/* the 20 rounds of the 4-block kernel (see CT_ASM_VROUNDS) */
+static inline __attribute__((always_inline))
+void x128_rounds_asm(__m128i out[16], const __m128i in[16])
+{
+    unsigned int n = 10;
+
+    __asm__ volatile(CT_ASM_VROUNDS
+        : [n] "+r"(n)
+        : [in] "r"(in), [out] "r"(out), [m] "r"(rot_masks)
+        : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",
+          "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14",
+          "xmm15", "cc", "memory");
+}
+#define CT_VROUNDS(out, in) x128_rounds_asm(out, in)
 
 #define CT_PFX x128
 #define CT_V __m128i

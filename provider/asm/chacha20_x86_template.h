@@ -10,6 +10,7 @@
  *   CT_PFX_hrounds: "horizontal" layout, one state row per 128-bit lane, for
  *       1..3 independent block sets at once (short inputs and tails).
  *
+ * Included without CT_PFX, it provides only the shared macros and helpers.
  * Parameters (all undefined again at the end of this file):
  *   CT_PFX                     name prefix
  *   CT_V                       vector type
@@ -19,6 +20,8 @@
  *   CT_ROTL(x, n)              rotate each lane left by n (shift pair)
  *   CT_SHUF(x, imm)            32-bit lane shuffle inside each 128-bit lane
  *   CT_UNPACK{LO,HI}{32,64}    interleaves inside each 128-bit lane
+ *   CT_VROUNDS(out, in)        optional: the vertical rounds from
+ *                              CT_ASM_VROUNDS instead of intrinsics
  */
 
 #ifndef CHACHA20_X86_TEMPLATE_COMMON
@@ -85,6 +88,90 @@
     } while (0)
 
 /*
+ * The 20 rounds of the vertical kernel as one inline-assembly string. 16 state
+ * vectors plus two rotate temporaries do not fit in 16 vector registers, and
+ * gcc and clang then spill far more than needed (AVX2: 1.1 and 0.9 cycles/byte
+ * from intrinsics). Here the a, b and d rows stay in registers while the c
+ * rows take turns: two live in CT_CA/CT_CB, the other two in their out[]
+ * slots. Each round spills the two c rows it is done with half-way through
+ * and folds the reloads of the other two into their first c += d.
+ * The includer defines CT_AREG(i) (register name), CT_ASZ (vector bytes),
+ * CT_AMOV (aligned move), VADD(d, s), VXOR(d, s), VSHUFB(d, mask operand),
+ * VROTL(d, tmp, n) and CADD_SLOT(c, d, slot) (c = d + out[slot]), and passes
+ * operands [n] (10), [in], [out] (aligned state arrays) and [m] (the rotate
+ * masks: 16 at offset 0, 8 at offset CT_ASZ).
+ */
+#define CT_A0 CT_AREG(0)
+#define CT_A1 CT_AREG(1)
+#define CT_A2 CT_AREG(2)
+#define CT_A3 CT_AREG(3)
+#define CT_B0 CT_AREG(4)
+#define CT_B1 CT_AREG(5)
+#define CT_B2 CT_AREG(6)
+#define CT_B3 CT_AREG(7)
+#define CT_CA CT_AREG(8)
+#define CT_CB CT_AREG(9)
+#define CT_T0 CT_AREG(10)
+#define CT_T1 CT_AREG(11)
+#define CT_D0 CT_AREG(12)
+#define CT_D1 CT_AREG(13)
+#define CT_D2 CT_AREG(14)
+#define CT_D3 CT_AREG(15)
+#define CT_SLOT(i) #i "*" CT_ASZ "(%[out])"
+#define CT_LOAD(r, i) CT_AMOV #i "*" CT_ASZ "(%[in]), " r "\n\t"
+#define CT_STORE(r, i) CT_AMOV r ", " CT_SLOT(i) "\n\t"
+#define CT_STORE_C(i, j) CT_STORE(CT_CA, i) CT_STORE(CT_CB, j)
+/* a += b; d ^= a; d = rotl(d, 16 or 8) by byte shuffle m */
+#define CT_ROW_AD(a, b, d, m) VADD(a, b) VXOR(d, a) VSHUFB(d, m)
+/* CADD (c += d); b ^= c; b = rotl(b, n) through temporary t */
+#define CT_ROW_CB(b, c, t, n, CADD) CADD VXOR(b, c) VROTL(b, t, n)
+#define CT_M16 "(%[m])"
+#define CT_M8 CT_ASZ "(%[m])"
+/*
+ * One round, all four quarter-rounds advanced step by step: p and q have
+ * their c rows in CT_CA/CT_CB on entry (spilled to slots cp, cq half-way),
+ * u and v load theirs from slots cu, cv. On exit CT_CA/CT_CB again hold the
+ * c rows of p and q.
+ */
+#define CT_ASM_ROUND(ap, bp, dp, aq, bq, dq, cp, cq, \
+                     au, bu, du, av, bv, dv, cu, cv) \
+    CT_ROW_AD(ap, bp, dp, CT_M16) CT_ROW_AD(aq, bq, dq, CT_M16) \
+    CT_ROW_AD(au, bu, du, CT_M16) CT_ROW_AD(av, bv, dv, CT_M16) \
+    CT_ROW_CB(bp, CT_CA, CT_T0, 12, VADD(CT_CA, dp)) \
+    CT_ROW_CB(bq, CT_CB, CT_T1, 12, VADD(CT_CB, dq)) \
+    CT_STORE_C(cp, cq) \
+    CT_ROW_CB(bu, CT_CA, CT_T0, 12, CADD_SLOT(CT_CA, du, cu)) \
+    CT_ROW_CB(bv, CT_CB, CT_T1, 12, CADD_SLOT(CT_CB, dv, cv)) \
+    CT_ROW_AD(ap, bp, dp, CT_M8) CT_ROW_AD(aq, bq, dq, CT_M8) \
+    CT_ROW_AD(au, bu, du, CT_M8) CT_ROW_AD(av, bv, dv, CT_M8) \
+    CT_ROW_CB(bu, CT_CA, CT_T0, 7, VADD(CT_CA, du)) \
+    CT_ROW_CB(bv, CT_CB, CT_T1, 7, VADD(CT_CB, dv)) \
+    CT_STORE_C(cu, cv) \
+    CT_ROW_CB(bp, CT_CA, CT_T0, 7, CADD_SLOT(CT_CA, dp, cp)) \
+    CT_ROW_CB(bq, CT_CB, CT_T1, 7, CADD_SLOT(CT_CB, dq, cq))
+
+#define CT_ASM_VROUNDS \
+    CT_LOAD(CT_A0, 0) CT_LOAD(CT_A1, 1) CT_LOAD(CT_A2, 2) CT_LOAD(CT_A3, 3) \
+    CT_LOAD(CT_B0, 4) CT_LOAD(CT_B1, 5) CT_LOAD(CT_B2, 6) CT_LOAD(CT_B3, 7) \
+    CT_LOAD(CT_CA, 8) CT_LOAD(CT_CB, 9) CT_LOAD(CT_T0, 10) CT_LOAD(CT_T1, 11) \
+    CT_LOAD(CT_D0, 12) CT_LOAD(CT_D1, 13) CT_LOAD(CT_D2, 14) \
+    CT_LOAD(CT_D3, 15) CT_STORE(CT_T0, 10) CT_STORE(CT_T1, 11) \
+    "1:\n\t" \
+    /* columns (0,4,8,12) (1,5,9,13) | (2,6,10,14) (3,7,11,15) */ \
+    CT_ASM_ROUND(CT_A0, CT_B0, CT_D0, CT_A1, CT_B1, CT_D1, 8, 9, \
+                 CT_A2, CT_B2, CT_D2, CT_A3, CT_B3, CT_D3, 10, 11) \
+    /* diagonals (2,7,8,13) (3,4,9,14) | (0,5,10,15) (1,6,11,12) */ \
+    CT_ASM_ROUND(CT_A2, CT_B3, CT_D1, CT_A3, CT_B0, CT_D2, 8, 9, \
+                 CT_A0, CT_B1, CT_D3, CT_A1, CT_B2, CT_D0, 10, 11) \
+    "dec %[n]\n\t" \
+    "jnz 1b\n\t" \
+    CT_STORE(CT_A0, 0) CT_STORE(CT_A1, 1) CT_STORE(CT_A2, 2) \
+    CT_STORE(CT_A3, 3) CT_STORE(CT_B0, 4) CT_STORE(CT_B1, 5) \
+    CT_STORE(CT_B2, 6) CT_STORE(CT_B3, 7) CT_STORE_C(8, 9) \
+    CT_STORE(CT_D0, 12) CT_STORE(CT_D1, 13) CT_STORE(CT_D2, 14) \
+    CT_STORE(CT_D3, 15)
+
+/*
  * dst[0..n) = src[0..n) ^ ks[0..n) for a final partial stretch, n < 512;
  * touches no byte of src or dst at or past n.
  */
@@ -128,6 +215,8 @@ CT_INLINE void ct_xor_tail(uint8_t *dst, const uint8_t *src,
 }
 
 #endif /* CHACHA20_X86_TEMPLATE_COMMON */
+
+#ifdef CT_PFX   /* without it, only the common part above */
 
 /*
  * Vertical kernel: s[] holds the 16 input words broadcast to every lane, with
@@ -224,3 +313,5 @@ CT_INLINE void CT_FN(hrounds)(CT_V v[12], int nsets)
 #undef CT_UNPACKLO64
 #undef CT_UNPACKHI64
 #undef CT_VROUNDS
+
+#endif /* CT_PFX */

@@ -14,6 +14,7 @@
 #if defined(CHACHA_HAVE_X86_64_SIMD)
 extern const chacha20_impl chacha20_avx2_impl;
 extern const chacha20_impl chacha20_ssse3_impl;
+extern const poly1305_impl poly1305_avx2_impl;
 #endif
 #if defined(CHACHA_HAVE_NEON)
 extern const chacha20_impl chacha20_neon_impl;
@@ -32,6 +33,9 @@ const chacha20_impl *const chacha20_impl_list[] = {
 };
 
 const poly1305_impl *const poly1305_impl_list[] = {
+#if defined(CHACHA_HAVE_X86_64_SIMD)
+    &poly1305_avx2_impl,
+#endif
     &poly1305_portable_impl,
     NULL
 };

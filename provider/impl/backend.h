@@ -29,8 +29,9 @@ typedef struct {
 } chacha20_impl;
 
 /*
- * Poly1305: the backend owns an opaque, 64-byte aligned state block (room for
- * precomputed powers of r). Buffering of partial 16-byte blocks is done once,
+ * Poly1305: the backend owns an opaque state block (room for precomputed
+ * powers of r). It sits in heap contexts, so it is only malloc-aligned (16
+ * bytes): backends use unaligned vector loads and stores on it. Buffering of partial 16-byte blocks is done once,
  * in poly1305.c, for every backend.
  *   init:   clamp r, load s, zero the accumulator (key = r || s).
  *   blocks: absorb len bytes (len % 16 == 0); padbit is 1 for full message
@@ -40,7 +41,7 @@ typedef struct {
 #define POLY1305_STATE_SIZE 512
 
 typedef struct {
-    _Alignas(64) unsigned char opaque[POLY1305_STATE_SIZE];
+    _Alignas(16) unsigned char opaque[POLY1305_STATE_SIZE];
 } poly1305_state;
 
 typedef struct {

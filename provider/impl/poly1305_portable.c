@@ -1,13 +1,38 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Portable Poly1305 backend. With a 128-bit integer type the accumulator is
- * in radix 2^64 (two words plus a few bits; 4 wide multiplies per block, ~13%
- * faster than 44-bit limbs on Zen 3); otherwise, or when built with
+ * in radix 2^64 (poly1305_r64.h; 4 wide multiplies per block, ~13% faster
+ * than 44-bit limbs on Zen 3); otherwise, or when built with
  * -DPOLY1305_FORCE_32BIT, five 26-bit limbs with 64-bit products.
  * Everything is constant time: no branch or index depends on key or data, and
  * the final reduction mod 2^130-5 selects with masks.
  */
 #include "backend.h"
+
+#if defined(__SIZEOF_INT128__) && !defined(POLY1305_FORCE_32BIT)
+
+#include "poly1305_r64.h"
+
+_Static_assert(sizeof(poly1305_r64) <= POLY1305_STATE_SIZE,
+               "portable Poly1305 state does not fit");
+
+static void portable_init(poly1305_state *st, const uint8_t key[32])
+{
+    poly1305_r64_init((poly1305_r64 *)st->opaque, key);
+}
+
+static void portable_blocks(poly1305_state *st, const uint8_t *in, size_t len,
+                            uint32_t padbit)
+{
+    poly1305_r64_blocks((poly1305_r64 *)st->opaque, in, len / 16, padbit);
+}
+
+static void portable_emit(poly1305_state *st, uint8_t mac[16])
+{
+    poly1305_r64_emit((const poly1305_r64 *)st->opaque, mac);
+}
+
+#else /* 32-bit limbs */
 
 static inline uint32_t load32_le(const uint8_t *p)
 {
@@ -23,134 +48,6 @@ static inline void store32_le(uint8_t *p, uint32_t v)
     p[3] = (uint8_t)(v >> 24);
 }
 
-#if defined(__SIZEOF_INT128__) && !defined(POLY1305_FORCE_32BIT)
-
-typedef unsigned __int128 u128;
-
-/* h = h0 + 2^64 h1 + 2^128 h2, where h2 holds only a few bits */
-typedef struct {
-    uint64_t r[2];
-    uint64_t s[2];
-    uint64_t h[3];
-} poly1305_p64;
-
-_Static_assert(sizeof(poly1305_p64) <= POLY1305_STATE_SIZE,
-               "portable Poly1305 state does not fit");
-
-static inline uint64_t load64_le(const uint8_t *p)
-{
-    return (uint64_t)load32_le(p) | ((uint64_t)load32_le(p + 4) << 32);
-}
-
-static inline void store64_le(uint8_t *p, uint64_t v)
-{
-    store32_le(p, (uint32_t)v);
-    store32_le(p + 4, (uint32_t)(v >> 32));
-}
-
-static void portable_init(poly1305_state *st, const uint8_t key[32])
-{
-    poly1305_p64 *p = (poly1305_p64 *)st->opaque;
-
-    /* clamp r (RFC 8439 2.5) */
-    p->r[0] = load64_le(key) & 0x0ffffffc0fffffff;
-    p->r[1] = load64_le(key + 8) & 0x0ffffffc0ffffffc;
-    p->s[0] = load64_le(key + 16);
-    p->s[1] = load64_le(key + 24);
-    p->h[0] = p->h[1] = p->h[2] = 0;
-}
-
-static void portable_blocks(poly1305_state *st, const uint8_t *in, size_t len,
-                            uint32_t padbit)
-{
-    poly1305_p64 *p = (poly1305_p64 *)st->opaque;
-    const uint64_t r0 = p->r[0], r1 = p->r[1];
-    /* r1 is a multiple of 4, so 2^128 r1 = (5/4) r1 mod 2^130-5 exactly */
-    const uint64_t s1 = r1 + (r1 >> 2);
-    uint64_t h0 = p->h[0], h1 = p->h[1], h2 = p->h[2];
-    uint64_t a0, a1, b0, b1, t, c;
-    u128 a, b;
-
-    /*
-     * Carries between 64-bit words are written as (x += y; c = x < y): GCC 12
-     * turns u128 + u64 into stack traffic and runs twice as slow.
-     */
-    while (len >= 16) {
-        /* h += m (h2 <= 4 before, so at most 6 after) */
-        t = load64_le(in);
-        h0 += t;
-        c = h0 < t;
-        t = load64_le(in + 8);
-        h1 += c;
-        c = h1 < c;
-        h1 += t;
-        c += h1 < t;
-        h2 += c + padbit;
-
-        /* h *= r: a + 2^64 b + 2^128 h2 r0, where h2 s1 < 2^64, h2 r0 < 2^63 */
-        a = (u128)h0 * r0 + (u128)h1 * s1;
-        b = (u128)h0 * r1 + (u128)h1 * r0;
-        a0 = (uint64_t)a;
-        a1 = (uint64_t)(a >> 64);
-        b0 = (uint64_t)b;
-        b1 = (uint64_t)(b >> 64);
-        b0 += a1;
-        b1 += b0 < a1;
-        t = h2 * s1;
-        b0 += t;
-        b1 += b0 < t;
-        b1 += h2 * r0;
-
-        /* partial reduction: fold the bits from 2^130 up times 5 */
-        c = (b1 >> 2) + (b1 & ~(uint64_t)3);
-        h2 = b1 & 3;
-        h0 = a0 + c;
-        c = h0 < c;
-        h1 = b0 + c;
-        c = h1 < c;
-        h2 += c;
-
-        in += 16;
-        len -= 16;
-    }
-    p->h[0] = h0;
-    p->h[1] = h1;
-    p->h[2] = h2;
-}
-
-static void portable_emit(poly1305_state *st, uint8_t mac[16])
-{
-    poly1305_p64 *p = (poly1305_p64 *)st->opaque;
-    uint64_t h0 = p->h[0], h1 = p->h[1], h2 = p->h[2], g0, g1, g2, mask;
-    u128 t;
-
-    /* fold the bits above 2^130 once more: now h < 2^130 + 5 */
-    t = (u128)h0 + ((h2 >> 2) + (h2 & ~(uint64_t)3));
-    h2 &= 3;
-    h0 = (uint64_t)t;
-    t = (u128)h1 + (uint64_t)(t >> 64);
-    h1 = (uint64_t)t;
-    h2 += (uint64_t)(t >> 64);
-
-    /* g = h + 5; if g reaches 2^130 then h >= p and h - p = g - 2^130 */
-    t = (u128)h0 + 5;
-    g0 = (uint64_t)t;
-    t = (u128)h1 + (uint64_t)(t >> 64);
-    g1 = (uint64_t)t;
-    g2 = h2 + (uint64_t)(t >> 64);
-    mask = (uint64_t)0 - (g2 >> 2);  /* all ones if h >= p */
-    h0 = (h0 & ~mask) | (g0 & mask);
-    h1 = (h1 & ~mask) | (g1 & mask);
-
-    /* tag = (h + s) mod 2^128 */
-    t = (u128)h0 + p->s[0];
-    h0 = (uint64_t)t;
-    h1 += p->s[1] + (uint64_t)(t >> 64);
-    store64_le(mac, h0);
-    store64_le(mac + 8, h1);
-}
-
-#else /* 32-bit limbs */
 
 #define M26 0x3ffffffu
 
