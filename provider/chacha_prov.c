@@ -56,6 +56,12 @@ static const OSSL_ALGORITHM chacha_ciphers[] = {
     { NULL, NULL, NULL, NULL }
 };
 
+static const OSSL_ALGORITHM chacha_macs[] = {
+    { "POLY1305", "provider=chacha", chacha_poly1305_mac_functions,
+      "Poly1305 one-time authenticator (RFC 8439)" },
+    { NULL, NULL, NULL, NULL }
+};
+
 static const OSSL_ITEM chacha_reason_strings[] = {
     { CHACHA_R_NONCE_EXHAUSTED, "too much data for one nonce" },
     { CHACHA_R_ALREADY_FINALISED, "operation already finalised, set a new iv" },
@@ -112,7 +118,14 @@ static const OSSL_ALGORITHM *chacha_query(void *provctx, int operation_id,
 {
     (void)provctx;
     *no_cache = 0;
-    return operation_id == OSSL_OP_CIPHER ? chacha_ciphers : NULL;
+    switch (operation_id) {
+    case OSSL_OP_CIPHER:
+        return chacha_ciphers;
+    case OSSL_OP_MAC:
+        return chacha_macs;
+    default:
+        return NULL;
+    }
 }
 
 static const OSSL_ITEM *chacha_get_reason_strings(void *provctx)

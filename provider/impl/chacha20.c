@@ -98,7 +98,8 @@ static void xor_blocks(chacha20_stream *cs, uint8_t *out, const uint8_t *in,
 void chacha20_stream_xor(chacha20_stream *cs, uint8_t *out, const uint8_t *in,
                          size_t len)
 {
-    size_t i, n;
+    size_t i, n, tail;
+    int streaming = 0;
 
     if (len == 0)
         return;
@@ -118,10 +119,30 @@ void chacha20_stream_xor(chacha20_stream *cs, uint8_t *out, const uint8_t *in,
         out += n;
         in += n;
         len -= n;
+        streaming = 1;
     }
     if (len == 0)
         return;
-    xor_blocks(cs, out, in, len);
-    cs->partial = (unsigned int)(len & 63);
-    cs->ks_valid = 0;
+    tail = len & 63;
+    if (!streaming || tail == 0) {
+        /* one kernel call; a partial last block is made again if needed */
+        xor_blocks(cs, out, in, len);
+        cs->partial = (unsigned int)tail;
+        cs->ks_valid = 0;
+        return;
+    }
+    /*
+     * The caller streams in pieces that do not fall on block boundaries
+     * (e.g. `openssl speed` with 16-byte updates): keep the last block's
+     * keystream so the next calls use it instead of making it again.
+     */
+    xor_blocks(cs, out, in, len - tail);
+    cs->impl->xor_stream(cs->ks, zero_block, 64, cs->key, cs->counter);
+    counter_add(cs->counter, 1);
+    out += len - tail;
+    in += len - tail;
+    for (i = 0; i < tail; i++)
+        out[i] = in[i] ^ cs->ks[i];
+    cs->partial = (unsigned int)tail;
+    cs->ks_valid = 1;
 }
