@@ -4,7 +4,7 @@
 #  - aarch64: cross gcc, libssl-dev:arm64, pkgconf:arm64 (so ./configure --host
 #    reads the arm64 libcrypto.pc), and the arm64 openssl CLI unpacked under
 #    /opt/arm64-openssl (installing openssl:arm64 would remove openssl:amd64);
-#  - armv7:   cross gcc (armhf), and libssl-dev:armhf when the armhf index can be had;
+#  - armv7:   cross gcc (armhf), and an armhf libcrypto (see step 3);
 #  - qemu-user for both.
 # Installing libssl-dev:<foreign> upgrades the amd64 OpenSSL packages to the same
 # version: expected. apt updates are transactional per repository, so one broken
@@ -46,7 +46,7 @@ fi
 ver=$(dpkg-query -W -f='${Version}' libssl3:arm64)
 stamp=/opt/arm64-openssl/.version
 if [ ! -x /opt/arm64-openssl/usr/bin/openssl ] || [ "$(cat "$stamp" 2>/dev/null)" != "$ver" ]; then
-    d=$(mktemp -d)
+    d=$(mktemp -d) && chmod 755 "$d"     # readable by _apt
     (cd "$d" && apt-get download -q "openssl:arm64=$ver")
     rm -rf /opt/arm64-openssl
     dpkg -x "$d"/openssl_*_arm64.deb /opt/arm64-openssl
@@ -54,15 +54,29 @@ if [ ! -x /opt/arm64-openssl/usr/bin/openssl ] || [ "$(cat "$stamp" 2>/dev/null)
     rm -rf "$d"
 fi
 
-# 3. optional: libssl-dev:armhf (only the full armhf provider build needs it;
-#    the NEON kernel tests do not link libcrypto)
-if [ "$want_armhf_ssl" = 1 ] && ! have_pkg libssl-dev:armhf; then
+# 3. armhf libcrypto: libssl-dev:armhf when its index can be had; otherwise the
+#    armhf libssl3 + libssl-dev debs unpacked into a private sysroot,
+#    /opt/armhf-openssl (the bookworm main index is enough for that). Build with
+#    CRYPTO_CFLAGS="-I$S/usr/include -I$S/usr/include/arm-linux-gnueabihf"
+#    CRYPTO_LIBS="-L$S/usr/lib/arm-linux-gnueabihf -lcrypto" (S=/opt/armhf-openssl)
+#    and run with qemu-arm -L /usr/arm-linux-gnueabihf -E LD_LIBRARY_PATH=$S/usr/lib/arm-linux-gnueabihf.
+armhf_sysroot=/opt/armhf-openssl
+if [ "$want_armhf_ssl" = 1 ] && ! have_pkg libssl-dev:armhf \
+        && [ ! -e "$armhf_sysroot/usr/lib/arm-linux-gnueabihf/libcrypto.so" ]; then
     added=0
     has_arch armhf || { dpkg --add-architecture armhf; added=1; }
     if apt_update && install_missing libssl-dev:armhf; then
         :
     else
-        echo "arm-setup: libssl-dev:armhf unavailable (see /tmp/arm-setup-apt.log); armv7 provider build skipped" >&2
+        d=$(mktemp -d) && chmod 755 "$d"
+        if (cd "$d" && apt-get download -q libssl3:armhf libssl-dev:armhf); then
+            rm -rf "$armhf_sysroot"
+            for f in "$d"/*.deb; do dpkg -x "$f" "$armhf_sysroot"; done
+            echo "arm-setup: libssl-dev:armhf not installable; unpacked into $armhf_sysroot" >&2
+        else
+            echo "arm-setup: no armhf libcrypto (see /tmp/arm-setup-apt.log); armv7 provider build skipped" >&2
+        fi
+        rm -rf "$d"
         if [ "$added" = 1 ] && ! have_pkg libssl3:armhf; then
             dpkg --remove-architecture armhf
             apt_update || true
@@ -71,4 +85,10 @@ if [ "$want_armhf_ssl" = 1 ] && ! have_pkg libssl-dev:armhf; then
 fi
 
 qemu-aarch64 -L / /opt/arm64-openssl/usr/bin/openssl version
-if have_pkg libssl-dev:armhf; then echo "armhf libssl-dev: yes"; else echo "armhf libssl-dev: no"; fi
+if have_pkg libssl-dev:armhf; then
+    echo "armhf libcrypto: libssl-dev:armhf"
+elif [ -e "$armhf_sysroot/usr/lib/arm-linux-gnueabihf/libcrypto.so" ]; then
+    echo "armhf libcrypto: $armhf_sysroot"
+else
+    echo "armhf libcrypto: none"
+fi

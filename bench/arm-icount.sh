@@ -33,6 +33,13 @@ armv7)
     # the armhf loader comes from libc6:armhf when installed, else the cross sysroot
     root=/; [ -e /lib/ld-linux-armhf.so.3 ] || root=/usr/arm-linux-gnueabihf
     qemu=(qemu-arm -L "$root")
+    # libcrypto from the private sysroot that .ci/arm-setup.sh may have unpacked
+    s=/opt/armhf-openssl
+    if [ -e "$s/usr/lib/arm-linux-gnueabihf/libcrypto.so" ]; then
+        cc+=(-I"$s/usr/include" -I"$s/usr/include/arm-linux-gnueabihf"
+             -L"$s/usr/lib/arm-linux-gnueabihf")
+        qemu+=(-E "LD_LIBRARY_PATH=$s/usr/lib/arm-linux-gnueabihf")
+    fi
     ;;
 *) echo "ARCH must be aarch64 or armv7" >&2; exit 2 ;;
 esac

@@ -25,7 +25,7 @@
 #include <openssl/provider.h>
 
 static OSSL_LIB_CTX *libctx;
-static unsigned char *inbuf, *outbuf;
+static unsigned char *inbuf, *outbuf, *ctbuf;  /* ctbuf: a record to open */
 static const unsigned char key[32] = { 0x42 };
 static unsigned char iv[16];
 static int quick;
@@ -92,7 +92,7 @@ static void run_record(job *j, long iters)
         if (!j->enc && EVP_CIPHER_CTX_ctrl(j->ctx, EVP_CTRL_AEAD_SET_TAG, 16, j->tag) <= 0)
             die("record set tag");
         if (!EVP_CipherUpdate(j->ctx, NULL, &outl, inbuf, 13)
-            || !EVP_CipherUpdate(j->ctx, outbuf, &outl, j->enc ? inbuf : outbuf + 4096,
+            || !EVP_CipherUpdate(j->ctx, outbuf, &outl, j->enc ? inbuf : ctbuf,
                                  (int)j->len))
             die("record update");
         if (!EVP_CipherFinal_ex(j->ctx, outbuf, &outl))
@@ -138,9 +138,9 @@ static void job_setup(job *j, const char *propq)
         die("init");
     if (!j->enc && EVP_CIPHER_get_mode(j->cipher) == 0 && EVP_CIPHER_CTX_get_tag_length(j->ctx) >= 0
         && (EVP_CIPHER_get_flags(j->cipher) & EVP_CIPH_FLAG_AEAD_CIPHER)) {
-        /* a valid record to open: encrypt once into outbuf + 4096, keep the tag */
+        /* a valid record to open: encrypt once into ctbuf, keep the tag */
         if (!EVP_CipherUpdate(j->ctx, NULL, &outl, inbuf, 13)
-            || !EVP_CipherUpdate(j->ctx, outbuf + 4096, &outl, inbuf, (int)j->len)
+            || !EVP_CipherUpdate(j->ctx, ctbuf, &outl, inbuf, (int)j->len)
             || !EVP_CipherFinal_ex(j->ctx, outbuf, &outl)
             || EVP_CIPHER_CTX_ctrl(j->ctx, EVP_CTRL_AEAD_GET_TAG, 16, j->tag) <= 0)
             die("prepare record");
@@ -271,7 +271,8 @@ int main(int argc, char **argv)
 
     inbuf = malloc((1 << 20) + 8192);
     outbuf = malloc((1 << 20) + 8192);
-    if (inbuf == NULL || outbuf == NULL)
+    ctbuf = malloc((1 << 20) + 8192);
+    if (inbuf == NULL || outbuf == NULL || ctbuf == NULL)
         return 1;
     memset(inbuf, 0x5a, (1 << 20) + 8192);
     libctx = OSSL_LIB_CTX_new();
@@ -309,5 +310,6 @@ int main(int argc, char **argv)
     OSSL_LIB_CTX_free(libctx);
     free(inbuf);
     free(outbuf);
+    free(ctbuf);
     return 0;
 }

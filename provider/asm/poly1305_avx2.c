@@ -12,6 +12,7 @@
  * Constant time throughout: no branch or index depends on key or data.
  */
 #include <immintrin.h>
+#include <openssl/crypto.h>
 #include "backend.h"
 #include "poly1305_r64.h"
 
@@ -34,6 +35,9 @@ typedef poly1305_u128 u128;
 #define M26 0x3ffffffu
 
 typedef struct {
+    poly1305_r64 sc;    /* r, s and the accumulator h, radix 2^64 (first:
+                           a short message's wipe covers only this) */
+    uint64_t have_powers;
     /*
      * Limb i of (r^4, r^2, r^3, r^1), one per 64-bit lane, and 5 times that
      * (sv[0] unused). Plain arrays read with unaligned loads: the state lives
@@ -41,8 +45,6 @@ typedef struct {
      */
     uint64_t rv[5][4];
     uint64_t sv[5][4];
-    poly1305_r64 sc;    /* r, s and the accumulator h, radix 2^64 */
-    uint64_t have_powers;
 } poly1305_avx2_st;
 
 _Static_assert(sizeof(poly1305_avx2_st) <= POLY1305_STATE_SIZE,
@@ -284,7 +286,11 @@ static void avx2_blocks(poly1305_state *st, const uint8_t *in, size_t len,
 
 static void avx2_emit(poly1305_state *st, uint8_t mac[16])
 {
-    poly1305_r64_emit(&((poly1305_avx2_st *)st->opaque)->sc, mac);
+    poly1305_avx2_st *p = (poly1305_avx2_st *)st->opaque;
+
+    poly1305_r64_emit(&p->sc, mac);
+    /* the powers of r exist only if a long run took the vector path */
+    OPENSSL_cleanse(p, p->have_powers ? sizeof(*p) : sizeof(p->sc));
 }
 
 const poly1305_impl poly1305_avx2_impl = {

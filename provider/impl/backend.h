@@ -36,7 +36,8 @@ typedef struct {
  *   init:   clamp r, load s, zero the accumulator (key = r || s).
  *   blocks: absorb len bytes (len % 16 == 0); padbit is 1 for full message
  *           blocks and 0 for the final padded block.
- *   emit:   write the 16-byte tag (h + s mod 2^128).
+ *   emit:   write the 16-byte tag (h + s mod 2^128) and wipe every part of
+ *           the state that init or blocks wrote (the backend knows which).
  */
 #define POLY1305_STATE_SIZE 512
 

@@ -37,11 +37,18 @@ void chacha20_stream_set_key(chacha20_stream *cs, const uint8_t key[32])
     int i;
 
     /*
-     * OpenSSL keeps the rest of a partly used block across a key-only re-init,
-     * made with the old key: materialise it first to give the same bytes.
+     * As OpenSSL: a key-only re-init in the middle of a block drops the rest
+     * of that block and restarts it, at its first byte, with the new key.
      */
-    if (cs->partial != 0 && !cs->ks_valid)
-        load_partial_block(cs);
+    if (cs->partial != 0) {
+        if (cs->counter[0] == 0)
+            cs->counter[1]--;           /* undo the carry into word 1 */
+        cs->counter[0]--;
+        cs->partial = 0;
+        if (cs->ks_valid)
+            OPENSSL_cleanse(cs->ks, sizeof(cs->ks));
+        cs->ks_valid = 0;
+    }
     for (i = 0; i < 8; i++)
         cs->key[i] = chacha_load_le32(key + 4 * i);
 }
@@ -53,8 +60,9 @@ void chacha20_stream_set_iv(chacha20_stream *cs, const uint8_t iv[16])
     for (i = 0; i < 4; i++)
         cs->counter[i] = chacha_load_le32(iv + 4 * i);
     cs->partial = 0;
+    if (cs->ks_valid)
+        OPENSSL_cleanse(cs->ks, sizeof(cs->ks));
     cs->ks_valid = 0;
-    OPENSSL_cleanse(cs->ks, sizeof(cs->ks));
 }
 
 void chacha20_stream_get_iv(const chacha20_stream *cs, uint8_t iv[16])

@@ -21,11 +21,19 @@
 #define AEAD_TAG_LEN 16
 #define TLS_AAD_LEN EVP_AEAD_TLS1_AAD_LEN
 #define NO_TLS_PAYLOAD ((size_t)-1)
+/*
+ * Records up to this size take the short path: AAD buffered until the text
+ * arrives, then one kernel call makes block 0 (the one-time key) and the
+ * text's keystream together, so the SIMD backends run them side by side.
+ */
+#define AEAD_SHORT_MAX 256
+#define AEAD_AAD_BUF 64
 /* the 32-bit block counter starts at 1: at most 2^32 - 1 blocks of data */
 #define AEAD_MAX_TEXT ((((uint64_t)1 << 32) - 1) * 64)
 
 enum aead_phase {
-    PHASE_FRESH,               /* nonce set, one-time key not derived yet */
+    PHASE_FRESH,               /* nonce set, one-time key not derived yet
+                                  (short AAD waits in aad_buf) */
     PHASE_AAD,                 /* MAC running, AAD accepted */
     PHASE_DATA,                /* AAD closed, text flowing */
     PHASE_DONE,                /* tag computed: a new IV (or tlsaad) needed */
@@ -42,6 +50,8 @@ typedef struct {
     uint8_t tag[AEAD_TAG_LEN]; /* computed (encrypt) or expected (decrypt) */
     size_t tag_len;            /* 0 until a tag or tag length was set */
     uint64_t aad_len, text_len;
+    uint8_t aad_buf[AEAD_AAD_BUF];
+    size_t aad_buf_len;
     enum aead_phase phase;
     int enc, key_set, iv_set;
     size_t tls_payload;        /* NO_TLS_PAYLOAD outside TLS 1.2 record mode */
@@ -95,7 +105,15 @@ static void *aead_dupctx(void *vctx)
 /* Forget the message in progress: any new key or nonce starts afresh. */
 static void aead_reset_message(AEAD_CTX *ctx)
 {
-    OPENSSL_cleanse(&ctx->mac, sizeof(ctx->mac));
+    uint8_t unused[16];
+
+    /* a MAC still running holds the one-time key: finish it into the void */
+    if (ctx->phase == PHASE_AAD || ctx->phase == PHASE_DATA) {
+        poly1305_final(&ctx->mac, unused);
+        OPENSSL_cleanse(unused, sizeof(unused));
+    }
+    OPENSSL_cleanse(ctx->aad_buf, ctx->aad_buf_len);
+    ctx->aad_buf_len = 0;
     ctx->aad_len = ctx->text_len = 0;
     ctx->phase = PHASE_FRESH;
     ctx->tls_payload = NO_TLS_PAYLOAD;
@@ -169,23 +187,61 @@ static int aead_ready(AEAD_CTX *ctx)
     return 1;
 }
 
+/* Load counter = (block, nonce) into the keystream state. */
+static void aead_set_counter(AEAD_CTX *ctx, uint32_t block)
+{
+    ctx->cs.counter[0] = block;
+    ctx->cs.counter[1] = ctx->nonce[0];
+    ctx->cs.counter[2] = ctx->nonce[1];
+    ctx->cs.counter[3] = ctx->nonce[2];
+    ctx->cs.partial = 0;
+    if (ctx->cs.ks_valid)
+        OPENSSL_cleanse(ctx->cs.ks, sizeof(ctx->cs.ks));
+    ctx->cs.ks_valid = 0;
+}
+
+/* Key the MAC with the one-time key and absorb the AAD buffered so far. */
+static void aead_mac_begin(AEAD_CTX *ctx, const uint8_t otk[32])
+{
+    poly1305_init(&ctx->mac, ctx->pctx->poly, otk);
+    poly1305_update(&ctx->mac, ctx->aad_buf, ctx->aad_buf_len);
+    OPENSSL_cleanse(ctx->aad_buf, ctx->aad_buf_len);
+    ctx->aad_buf_len = 0;
+    ctx->phase = PHASE_AAD;
+}
+
 /* Derive the one-time Poly1305 key from block 0; data starts at block 1. */
 static void aead_start(AEAD_CTX *ctx)
 {
     uint8_t otk[64] = { 0 };
 
-    ctx->cs.counter[0] = 0;
-    ctx->cs.counter[1] = ctx->nonce[0];
-    ctx->cs.counter[2] = ctx->nonce[1];
-    ctx->cs.counter[3] = ctx->nonce[2];
-    ctx->cs.partial = 0;
-    ctx->cs.ks_valid = 0;
+    aead_set_counter(ctx, 0);
     ctx->cs.impl->xor_stream(otk, otk, 64, ctx->cs.key, ctx->cs.counter);
     ctx->cs.counter[0] = 1;
-    poly1305_init(&ctx->mac, ctx->pctx->poly, otk);
+    aead_mac_begin(ctx, otk);
     OPENSSL_cleanse(otk, sizeof(otk));
-    ctx->aad_len = ctx->text_len = 0;
-    ctx->phase = PHASE_AAD;
+}
+
+/* The short path: block 0 and up to AEAD_SHORT_MAX bytes of text in one call. */
+static void aead_start_short(AEAD_CTX *ctx, unsigned char *out,
+                             const unsigned char *in, size_t len)
+{
+    uint8_t buf[64 + AEAD_SHORT_MAX];
+
+    memset(buf, 0, 64);
+    memcpy(buf + 64, in, len);
+    aead_set_counter(ctx, 0);
+    ctx->cs.impl->xor_stream(buf, buf, 64 + len, ctx->cs.key, ctx->cs.counter);
+    ctx->cs.counter[0] = 1 + (uint32_t)((len + 63) / 64);
+    ctx->cs.partial = (unsigned int)(len & 63);  /* remade if the text goes on */
+    aead_mac_begin(ctx, buf);
+    poly1305_pad16(&ctx->mac);
+    ctx->phase = PHASE_DATA;
+    /* the MAC reads the ciphertext: ours when sealing, the input when opening */
+    poly1305_update(&ctx->mac, ctx->enc ? buf + 64 : in, len);
+    memcpy(out, buf + 64, len);
+    ctx->text_len = len;
+    OPENSSL_cleanse(buf, 64 + len);
 }
 
 /* Encrypt or decrypt text, MACing the ciphertext (before it is overwritten). */
@@ -195,6 +251,13 @@ static int aead_text(AEAD_CTX *ctx, unsigned char *out, const unsigned char *in,
     if ((uint64_t)len > AEAD_MAX_TEXT - ctx->text_len) {
         chacha_raise(ctx->pctx, CHACHA_R_NONCE_EXHAUSTED, NULL);
         return 0;
+    }
+    if (ctx->phase == PHASE_FRESH) {
+        if (len <= AEAD_SHORT_MAX) {
+            aead_start_short(ctx, out, in, len);
+            return 1;
+        }
+        aead_start(ctx);
     }
     if (ctx->phase == PHASE_AAD) {
         poly1305_pad16(&ctx->mac);
@@ -245,9 +308,8 @@ static int aead_tls_record(AEAD_CTX *ctx, unsigned char *out, size_t *outl,
                      "expected %zu bytes, got %zu", plen + AEAD_TAG_LEN, len);
         return 0;
     }
-    aead_start(ctx);
-    poly1305_update(&ctx->mac, ctx->tls_aad, TLS_AAD_LEN);
-    ctx->aad_len = TLS_AAD_LEN;
+    memcpy(ctx->aad_buf, ctx->tls_aad, TLS_AAD_LEN);
+    ctx->aad_buf_len = ctx->aad_len = TLS_AAD_LEN;
     if (!aead_text(ctx, out, in, plen))
         return 0;
     aead_finish_tag(ctx, tag);
@@ -317,15 +379,26 @@ static int aead_process(AEAD_CTX *ctx, unsigned char *out, size_t *outl,
         ERR_raise(ERR_LIB_PROV, PROV_R_CIPHER_OPERATION_FAILED);
         return 0;
     }
-    if (ctx->phase == PHASE_FRESH)
-        aead_start(ctx);
     if (out == NULL) {
-        if (ctx->phase != PHASE_AAD) {
+        if (ctx->tls_payload != NO_TLS_PAYLOAD) {
+            /* the default would MAC it after the record header: refuse */
+            ERR_raise_data(ERR_LIB_PROV, PROV_R_INVALID_AAD,
+                           "no aad updates in tls record mode");
+            return 0;
+        }
+        if (ctx->phase == PHASE_DATA) {
             ERR_raise_data(ERR_LIB_PROV, PROV_R_INVALID_AAD,
                            "aad must come before the text");
             return 0;
         }
-        poly1305_update(&ctx->mac, in, inl);
+        if (ctx->phase == PHASE_FRESH && inl <= AEAD_AAD_BUF - ctx->aad_buf_len) {
+            memcpy(ctx->aad_buf + ctx->aad_buf_len, in, inl);
+            ctx->aad_buf_len += inl;
+        } else {
+            if (ctx->phase == PHASE_FRESH)
+                aead_start(ctx);
+            poly1305_update(&ctx->mac, in, inl);
+        }
         ctx->aad_len += inl;
     } else if (!aead_text(ctx, out, in, inl)) {
         return 0;

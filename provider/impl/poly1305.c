@@ -58,6 +58,7 @@ void poly1305_final(poly1305_ctx *ctx, uint8_t mac[16])
         memset(ctx->buf + ctx->num + 1, 0, 15 - ctx->num);
         ctx->impl->blocks(&ctx->st, ctx->buf, 16, 0);
     }
-    ctx->impl->emit(&ctx->st, mac);
-    OPENSSL_cleanse(ctx, sizeof(*ctx));
+    ctx->impl->emit(&ctx->st, mac);           /* wipes the backend state */
+    OPENSSL_cleanse(ctx->buf, sizeof(ctx->buf));
+    ctx->num = 0;
 }

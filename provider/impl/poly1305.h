@@ -17,7 +17,7 @@ void poly1305_init(poly1305_ctx *ctx, const poly1305_impl *impl,
 void poly1305_update(poly1305_ctx *ctx, const uint8_t *in, size_t len);
 /* Absorb zero bytes up to the next 16-byte boundary (RFC 8439 pad16). */
 void poly1305_pad16(poly1305_ctx *ctx);
-/* Write the tag and wipe the whole context. */
+/* Write the tag and wipe the key, state and buffer. */
 void poly1305_final(poly1305_ctx *ctx, uint8_t mac[16]);
 
 #endif
