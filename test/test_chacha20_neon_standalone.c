@@ -6,6 +6,7 @@
  * right after the input and the output, large lengths, counters ending at
  * exactly 2^32, and split calls. Exit 77 (skip) when the CPU has no NEON.
  */
+#define _DEFAULT_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

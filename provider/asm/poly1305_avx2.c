@@ -13,6 +13,7 @@
  */
 #include <immintrin.h>
 #include <openssl/crypto.h>
+#include "wipe.h"
 #include "backend.h"
 #include "poly1305_r64.h"
 
@@ -290,7 +291,7 @@ static void avx2_emit(poly1305_state *st, uint8_t mac[16])
 
     poly1305_r64_emit(&p->sc, mac);
     /* the powers of r exist only if a long run took the vector path */
-    OPENSSL_cleanse(p, p->have_powers ? sizeof(*p) : sizeof(p->sc));
+    chacha_wipe(p, p->have_powers ? sizeof(*p) : sizeof(p->sc));
 }
 
 const poly1305_impl poly1305_avx2_impl = {

@@ -2,6 +2,7 @@
 /* ChaCha20 streaming over a backend kernel: partial blocks and counter carry. */
 #include <string.h>
 #include <openssl/crypto.h>
+#include "wipe.h"
 #include "chacha20.h"
 
 static const uint8_t zero_block[64];
@@ -46,7 +47,7 @@ void chacha20_stream_set_key(chacha20_stream *cs, const uint8_t key[32])
         cs->counter[0]--;
         cs->partial = 0;
         if (cs->ks_valid)
-            OPENSSL_cleanse(cs->ks, sizeof(cs->ks));
+            chacha_wipe(cs->ks, sizeof(cs->ks));
         cs->ks_valid = 0;
     }
     for (i = 0; i < 8; i++)
@@ -61,7 +62,7 @@ void chacha20_stream_set_iv(chacha20_stream *cs, const uint8_t iv[16])
         cs->counter[i] = chacha_load_le32(iv + 4 * i);
     cs->partial = 0;
     if (cs->ks_valid)
-        OPENSSL_cleanse(cs->ks, sizeof(cs->ks));
+        chacha_wipe(cs->ks, sizeof(cs->ks));
     cs->ks_valid = 0;
 }
 
@@ -121,7 +122,7 @@ void chacha20_stream_xor(chacha20_stream *cs, uint8_t *out, const uint8_t *in,
             out[i] = in[i] ^ cs->ks[cs->partial + i];
         cs->partial = (cs->partial + (unsigned int)n) & 63;
         if (cs->partial == 0) {
-            OPENSSL_cleanse(cs->ks, sizeof(cs->ks));
+            chacha_wipe(cs->ks, sizeof(cs->ks));
             cs->ks_valid = 0;
         }
         out += n;

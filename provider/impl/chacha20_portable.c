@@ -2,6 +2,7 @@
 /* Portable C ChaCha20 core (RFC 8439 section 2.3), one block at a time. */
 #include <string.h>
 #include "backend.h"
+#include "wipe.h"
 
 #define ROTL32(v, n) (((v) << (n)) | ((v) >> (32 - (n))))
 
@@ -68,8 +69,7 @@ static void chacha20_xor_portable(uint8_t *out, const uint8_t *in, size_t len,
         len -= n;
         ctr[0]++;
     }
-    memset(ks, 0, sizeof(ks));
-    __asm__ volatile("" : : "r"(ks) : "memory");   /* keep the wipe */
+    chacha_wipe(ks, sizeof(ks));
 }
 
 const chacha20_impl chacha20_portable_impl = {

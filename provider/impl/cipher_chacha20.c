@@ -170,28 +170,35 @@ static int chacha20_get_ctx_params(void *vctx, OSSL_PARAM params[])
 {
     CHACHA20_CTX *ctx = vctx;
     OSSL_PARAM *p;
+    int r;
 
-    if (!chacha_get_fixed_lengths(params, CHACHA20_IV_LEN))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IV)) != NULL
-        && !chacha_set_octets(p, ctx->oiv, CHACHA20_IV_LEN))
-        return 0;
-    /* the live counter state, advanced by ceil(bytes / 64) blocks */
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_UPDATED_IV)) != NULL) {
-        chacha20_stream_get_iv(&ctx->cs, ctx->updated_iv);
-        if (!chacha_set_octets(p, ctx->updated_iv, CHACHA20_IV_LEN))
-            return 0;
+    for (p = params; p != NULL && p->key != NULL; p++) {
+        if ((r = chacha_get_fixed_length(p, CHACHA20_IV_LEN)) >= 0) {
+            if (r == 0)
+                return 0;
+        } else if (KEY_IS(p, OSSL_CIPHER_PARAM_IV)) {
+            if (!chacha_set_octets(p, ctx->oiv, CHACHA20_IV_LEN))
+                return 0;
+        } else if (KEY_IS(p, OSSL_CIPHER_PARAM_UPDATED_IV)) {
+            /* the live counter state, advanced by ceil(bytes / 64) blocks */
+            chacha20_stream_get_iv(&ctx->cs, ctx->updated_iv);
+            if (!chacha_set_octets(p, ctx->updated_iv, CHACHA20_IV_LEN))
+                return 0;
+        }
     }
     return 1;
 }
 
 static int chacha20_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 {
+    const OSSL_PARAM *p;
+
     (void)vctx;
     /* unknown keys (tls-version, padding, ...) are accepted, as OpenSSL does */
-    if (params == NULL)
-        return 1;
-    return chacha_check_fixed_lengths(params, CHACHA20_IV_LEN);
+    for (p = params; p != NULL && p->key != NULL; p++)
+        if (chacha_check_fixed_length(p, CHACHA20_IV_LEN) == 0)
+            return 0;
+    return 1;
 }
 
 static const OSSL_PARAM chacha20_known_gettable_ctx_params[] = {

@@ -14,6 +14,7 @@
 #include <openssl/evp.h>
 #include <openssl/proverr.h>
 #include "cipher_common.h"
+#include "wipe.h"
 #include "chacha20.h"
 #include "poly1305.h"
 
@@ -110,9 +111,9 @@ static void aead_reset_message(AEAD_CTX *ctx)
     /* a MAC still running holds the one-time key: finish it into the void */
     if (ctx->phase == PHASE_AAD || ctx->phase == PHASE_DATA) {
         poly1305_final(&ctx->mac, unused);
-        OPENSSL_cleanse(unused, sizeof(unused));
+        chacha_wipe(unused, sizeof(unused));
     }
-    OPENSSL_cleanse(ctx->aad_buf, ctx->aad_buf_len);
+    chacha_wipe(ctx->aad_buf, ctx->aad_buf_len);
     ctx->aad_buf_len = 0;
     ctx->aad_len = ctx->text_len = 0;
     ctx->phase = PHASE_FRESH;
@@ -196,7 +197,7 @@ static void aead_set_counter(AEAD_CTX *ctx, uint32_t block)
     ctx->cs.counter[3] = ctx->nonce[2];
     ctx->cs.partial = 0;
     if (ctx->cs.ks_valid)
-        OPENSSL_cleanse(ctx->cs.ks, sizeof(ctx->cs.ks));
+        chacha_wipe(ctx->cs.ks, sizeof(ctx->cs.ks));
     ctx->cs.ks_valid = 0;
 }
 
@@ -205,7 +206,7 @@ static void aead_mac_begin(AEAD_CTX *ctx, const uint8_t otk[32])
 {
     poly1305_init(&ctx->mac, ctx->pctx->poly, otk);
     poly1305_update(&ctx->mac, ctx->aad_buf, ctx->aad_buf_len);
-    OPENSSL_cleanse(ctx->aad_buf, ctx->aad_buf_len);
+    chacha_wipe(ctx->aad_buf, ctx->aad_buf_len);
     ctx->aad_buf_len = 0;
     ctx->phase = PHASE_AAD;
 }
@@ -219,7 +220,7 @@ static void aead_start(AEAD_CTX *ctx)
     ctx->cs.impl->xor_stream(otk, otk, 64, ctx->cs.key, ctx->cs.counter);
     ctx->cs.counter[0] = 1;
     aead_mac_begin(ctx, otk);
-    OPENSSL_cleanse(otk, sizeof(otk));
+    chacha_wipe(otk, sizeof(otk));
 }
 
 /* The short path: block 0 and up to AEAD_SHORT_MAX bytes of text in one call. */
@@ -241,7 +242,7 @@ static void aead_start_short(AEAD_CTX *ctx, unsigned char *out,
     poly1305_update(&ctx->mac, ctx->enc ? buf + 64 : in, len);
     memcpy(out, buf + 64, len);
     ctx->text_len = len;
-    OPENSSL_cleanse(buf, 64 + len);
+    chacha_wipe(buf, 64 + len);
 }
 
 /* Encrypt or decrypt text, MACing the ciphertext (before it is overwritten). */
@@ -318,13 +319,13 @@ static int aead_tls_record(AEAD_CTX *ctx, unsigned char *out, size_t *outl,
         memcpy(out + plen, tag, AEAD_TAG_LEN);
         *outl = plen + AEAD_TAG_LEN;
     } else if (CRYPTO_memcmp(tag, in + plen, AEAD_TAG_LEN) != 0) {
-        OPENSSL_cleanse(out, plen);
-        OPENSSL_cleanse(tag, sizeof(tag));
+        chacha_wipe(out, plen);
+        chacha_wipe(tag, sizeof(tag));
         return 0;              /* as OpenSSL: 0, no error; libssl sends bad_record_mac */
     } else {
         *outl = plen;
     }
-    OPENSSL_cleanse(tag, sizeof(tag));
+    chacha_wipe(tag, sizeof(tag));
     return 1;
 }
 
@@ -356,7 +357,7 @@ static int aead_do_final(AEAD_CTX *ctx)
         memcpy(ctx->tag, tag, AEAD_TAG_LEN);
     else
         ok = CRYPTO_memcmp(tag, ctx->tag, ctx->tag_len) == 0;
-    OPENSSL_cleanse(tag, sizeof(tag));
+    chacha_wipe(tag, sizeof(tag));
     return ok;                 /* a mismatch raises nothing, as OpenSSL */
 }
 
@@ -454,46 +455,54 @@ static const OSSL_PARAM *aead_gettable_params(void *provctx)
     return chacha_cipher_gettable_params(provctx);
 }
 
+static int aead_get_tag(AEAD_CTX *ctx, OSSL_PARAM *p)
+{
+    if (!ctx->enc) {
+        ERR_raise(ERR_LIB_PROV, PROV_R_TAG_NOT_SET);
+        return 0;
+    }
+    if (p->data_size == 0 || p->data_size > AEAD_TAG_LEN) {
+        ERR_raise(ERR_LIB_PROV, PROV_R_INVALID_TAG_LENGTH);
+        return 0;
+    }
+    if (p->data_type != OSSL_PARAM_OCTET_STRING) {
+        ERR_raise(ERR_LIB_PROV, PROV_R_FAILED_TO_SET_PARAMETER);
+        return 0;
+    }
+    memcpy(p->data, ctx->tag, p->data_size);
+    p->return_size = p->data_size;
+    return 1;
+}
+
+static int set_size(OSSL_PARAM *p, size_t value)
+{
+    if (OSSL_PARAM_set_size_t(p, value))
+        return 1;
+    ERR_raise(ERR_LIB_PROV, PROV_R_FAILED_TO_SET_PARAMETER);
+    return 0;
+}
+
 static int aead_get_ctx_params(void *vctx, OSSL_PARAM params[])
 {
     AEAD_CTX *ctx = vctx;
     OSSL_PARAM *p;
+    int r, ok = 1;
 
-    if (!chacha_get_fixed_lengths(params, AEAD_IV_LEN))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TAGLEN)) != NULL
-        && !OSSL_PARAM_set_size_t(p, ctx->tag_len)) {
-        ERR_raise(ERR_LIB_PROV, PROV_R_FAILED_TO_SET_PARAMETER);
-        return 0;
-    }
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD)) != NULL
-        && !OSSL_PARAM_set_size_t(p, ctx->tls_aad_pad)) {
-        ERR_raise(ERR_LIB_PROV, PROV_R_FAILED_TO_SET_PARAMETER);
-        return 0;
-    }
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TAG)) != NULL) {
-        if (!ctx->enc) {
-            ERR_raise(ERR_LIB_PROV, PROV_R_TAG_NOT_SET);
-            return 0;
+    for (p = params; ok && p != NULL && p->key != NULL; p++) {
+        if ((r = chacha_get_fixed_length(p, AEAD_IV_LEN)) >= 0) {
+            ok = r;
+        } else if (KEY_IS(p, OSSL_CIPHER_PARAM_AEAD_TAG)) {
+            ok = aead_get_tag(ctx, p);
+        } else if (KEY_IS(p, OSSL_CIPHER_PARAM_AEAD_TAGLEN)) {
+            ok = set_size(p, ctx->tag_len);
+        } else if (KEY_IS(p, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD)) {
+            ok = set_size(p, ctx->tls_aad_pad);
+        } else if (KEY_IS(p, OSSL_CIPHER_PARAM_IV)
+                   || KEY_IS(p, OSSL_CIPHER_PARAM_UPDATED_IV)) {
+            ok = chacha_set_octets(p, ctx->iv, AEAD_IV_LEN);
         }
-        if (p->data_size == 0 || p->data_size > AEAD_TAG_LEN) {
-            ERR_raise(ERR_LIB_PROV, PROV_R_INVALID_TAG_LENGTH);
-            return 0;
-        }
-        if (p->data_type != OSSL_PARAM_OCTET_STRING) {
-            ERR_raise(ERR_LIB_PROV, PROV_R_FAILED_TO_SET_PARAMETER);
-            return 0;
-        }
-        memcpy(p->data, ctx->tag, p->data_size);
-        p->return_size = p->data_size;
     }
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IV)) != NULL
-        && !chacha_set_octets(p, ctx->iv, AEAD_IV_LEN))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_UPDATED_IV)) != NULL
-        && !chacha_set_octets(p, ctx->iv, AEAD_IV_LEN))
-        return 0;
-    return 1;
+    return ok;
 }
 
 /* "tlsaad": arm TLS 1.2 record mode for the next update; returns the pad. */
@@ -532,51 +541,60 @@ static int aead_set_tls_aad(AEAD_CTX *ctx, const OSSL_PARAM *p)
     return 1;
 }
 
+static int aead_set_tag(AEAD_CTX *ctx, const OSSL_PARAM *p)
+{
+    if (p->data_type != OSSL_PARAM_OCTET_STRING) {
+        ERR_raise(ERR_LIB_PROV, PROV_R_FAILED_TO_GET_PARAMETER);
+        return 0;
+    }
+    if (p->data_size == 0 || p->data_size > AEAD_TAG_LEN) {
+        ERR_raise(ERR_LIB_PROV, PROV_R_INVALID_TAG_LENGTH);
+        return 0;
+    }
+    if (p->data != NULL) {
+        if (ctx->enc) {
+            ERR_raise(ERR_LIB_PROV, PROV_R_TAG_NOT_NEEDED);
+            return 0;
+        }
+        memcpy(ctx->tag, p->data, p->data_size);
+    }
+    ctx->tag_len = p->data_size;       /* SET_TAG(n, NULL) sets the length only */
+    return 1;
+}
+
+static int aead_set_iv_fixed(AEAD_CTX *ctx, const OSSL_PARAM *p)
+{
+    if (p->data_type != OSSL_PARAM_OCTET_STRING) {
+        ERR_raise(ERR_LIB_PROV, PROV_R_FAILED_TO_GET_PARAMETER);
+        return 0;
+    }
+    if (p->data_size != AEAD_IV_LEN || p->data == NULL) {
+        ERR_raise(ERR_LIB_PROV, PROV_R_INVALID_IV_LENGTH);
+        return 0;
+    }
+    aead_set_nonce(ctx, p->data);
+    aead_reset_message(ctx);
+    return 1;
+}
+
 static int aead_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 {
     AEAD_CTX *ctx = vctx;
     const OSSL_PARAM *p;
+    int r, ok = 1;
 
-    if (params == NULL)
-        return 1;
-    if (!chacha_check_fixed_lengths(params, AEAD_IV_LEN))
-        return 0;
-    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TAG)) != NULL) {
-        if (p->data_type != OSSL_PARAM_OCTET_STRING) {
-            ERR_raise(ERR_LIB_PROV, PROV_R_FAILED_TO_GET_PARAMETER);
-            return 0;
-        }
-        if (p->data_size == 0 || p->data_size > AEAD_TAG_LEN) {
-            ERR_raise(ERR_LIB_PROV, PROV_R_INVALID_TAG_LENGTH);
-            return 0;
-        }
-        if (p->data != NULL) {
-            if (ctx->enc) {
-                ERR_raise(ERR_LIB_PROV, PROV_R_TAG_NOT_NEEDED);
-                return 0;
-            }
-            memcpy(ctx->tag, p->data, p->data_size);
-        }
-        ctx->tag_len = p->data_size;
+    /* anything unknown (tls-version, tls-mac-size, padding ...) is ignored */
+    for (p = params; ok && p != NULL && p->key != NULL; p++) {
+        if ((r = chacha_check_fixed_length(p, AEAD_IV_LEN)) >= 0)
+            ok = r;
+        else if (KEY_IS(p, OSSL_CIPHER_PARAM_AEAD_TAG))
+            ok = aead_set_tag(ctx, p);
+        else if (KEY_IS(p, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD))
+            ok = aead_set_tls_aad(ctx, p);
+        else if (KEY_IS(p, OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED))
+            ok = aead_set_iv_fixed(ctx, p);
     }
-    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD)) != NULL
-        && !aead_set_tls_aad(ctx, p))
-        return 0;
-    if ((p = OSSL_PARAM_locate_const(params,
-                                     OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED)) != NULL) {
-        if (p->data_type != OSSL_PARAM_OCTET_STRING) {
-            ERR_raise(ERR_LIB_PROV, PROV_R_FAILED_TO_GET_PARAMETER);
-            return 0;
-        }
-        if (p->data_size != AEAD_IV_LEN || p->data == NULL) {
-            ERR_raise(ERR_LIB_PROV, PROV_R_INVALID_IV_LENGTH);
-            return 0;
-        }
-        aead_set_nonce(ctx, p->data);
-        aead_reset_message(ctx);
-    }
-    /* anything else (tls-version, tls-mac-size, padding ...) is ignored */
-    return 1;
+    return ok;
 }
 
 static const OSSL_PARAM aead_known_gettable_ctx_params[] = {

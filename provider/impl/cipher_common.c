@@ -61,45 +61,42 @@ const OSSL_PARAM *chacha_cipher_gettable_params(void *provctx)
     return cipher_known_gettable_params;
 }
 
-int chacha_check_fixed_lengths(const OSSL_PARAM params[], size_t ivlen)
+int chacha_check_fixed_length(const OSSL_PARAM *p, size_t ivlen)
 {
-    const OSSL_PARAM *p;
-    size_t len;
+    size_t want, len;
+    int reason;
 
-    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL) {
-        if (!OSSL_PARAM_get_size_t(p, &len)) {
-            ERR_raise(ERR_LIB_PROV, PROV_R_FAILED_TO_GET_PARAMETER);
-            return 0;
-        }
-        if (len != CHACHA_KEY_LEN) {
-            ERR_raise(ERR_LIB_PROV, PROV_R_INVALID_KEY_LENGTH);
-            return 0;
-        }
+    if (KEY_IS(p, OSSL_CIPHER_PARAM_KEYLEN)) {
+        want = CHACHA_KEY_LEN;
+        reason = PROV_R_INVALID_KEY_LENGTH;
+    } else if (KEY_IS(p, OSSL_CIPHER_PARAM_IVLEN)) {
+        want = ivlen;
+        reason = PROV_R_INVALID_IV_LENGTH;
+    } else {
+        return -1;
     }
-    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_IVLEN)) != NULL) {
-        if (!OSSL_PARAM_get_size_t(p, &len)) {
-            ERR_raise(ERR_LIB_PROV, PROV_R_FAILED_TO_GET_PARAMETER);
-            return 0;
-        }
-        if (len != ivlen) {
-            ERR_raise(ERR_LIB_PROV, PROV_R_INVALID_IV_LENGTH);
-            return 0;
-        }
+    if (!OSSL_PARAM_get_size_t(p, &len)) {
+        ERR_raise(ERR_LIB_PROV, PROV_R_FAILED_TO_GET_PARAMETER);
+        return 0;
+    }
+    if (len != want) {
+        ERR_raise(ERR_LIB_PROV, reason);
+        return 0;
     }
     return 1;
 }
 
-int chacha_get_fixed_lengths(OSSL_PARAM params[], size_t ivlen)
+int chacha_get_fixed_length(OSSL_PARAM *p, size_t ivlen)
 {
-    OSSL_PARAM *p;
+    size_t value;
 
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IVLEN)) != NULL
-        && !OSSL_PARAM_set_size_t(p, ivlen)) {
-        ERR_raise(ERR_LIB_PROV, PROV_R_FAILED_TO_SET_PARAMETER);
-        return 0;
-    }
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL
-        && !OSSL_PARAM_set_size_t(p, CHACHA_KEY_LEN)) {
+    if (KEY_IS(p, OSSL_CIPHER_PARAM_IVLEN))
+        value = ivlen;
+    else if (KEY_IS(p, OSSL_CIPHER_PARAM_KEYLEN))
+        value = CHACHA_KEY_LEN;
+    else
+        return -1;
+    if (!OSSL_PARAM_set_size_t(p, value)) {
         ERR_raise(ERR_LIB_PROV, PROV_R_FAILED_TO_SET_PARAMETER);
         return 0;
     }

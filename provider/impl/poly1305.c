@@ -2,6 +2,7 @@
 /* Poly1305 streaming: block buffering shared by every backend. */
 #include <string.h>
 #include <openssl/crypto.h>
+#include "wipe.h"
 #include "poly1305.h"
 
 void poly1305_init(poly1305_ctx *ctx, const poly1305_impl *impl,
@@ -59,6 +60,6 @@ void poly1305_final(poly1305_ctx *ctx, uint8_t mac[16])
         ctx->impl->blocks(&ctx->st, ctx->buf, 16, 0);
     }
     ctx->impl->emit(&ctx->st, mac);           /* wipes the backend state */
-    OPENSSL_cleanse(ctx->buf, sizeof(ctx->buf));
+    chacha_wipe(ctx->buf, sizeof(ctx->buf));
     ctx->num = 0;
 }

@@ -8,6 +8,7 @@
  * the final reduction mod 2^130-5 selects with masks.
  */
 #include <openssl/crypto.h>
+#include "wipe.h"
 #include "backend.h"
 
 #if defined(__SIZEOF_INT128__) && !defined(POLY1305_FORCE_32BIT)
@@ -31,7 +32,7 @@ static void portable_blocks(poly1305_state *st, const uint8_t *in, size_t len,
 static void portable_emit(poly1305_state *st, uint8_t mac[16])
 {
     poly1305_r64_emit((const poly1305_r64 *)st->opaque, mac);
-    OPENSSL_cleanse(st->opaque, sizeof(poly1305_r64));
+    chacha_wipe(st->opaque, sizeof(poly1305_r64));
 }
 
 #else /* 32-bit limbs */
@@ -169,7 +170,7 @@ static void portable_emit(poly1305_state *st, uint8_t mac[16])
     f = (uint64_t)h1 + p->s[1] + (f >> 32); store32_le(mac + 4, (uint32_t)f);
     f = (uint64_t)h2 + p->s[2] + (f >> 32); store32_le(mac + 8, (uint32_t)f);
     f = (uint64_t)h3 + p->s[3] + (f >> 32); store32_le(mac + 12, (uint32_t)f);
-    OPENSSL_cleanse(p, sizeof(*p));
+    chacha_wipe(p, sizeof(*p));
 }
 
 #endif

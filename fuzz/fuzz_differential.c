@@ -1,0 +1,1066 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Differential fuzzer (libFuzzer): the input bytes drive a random sequence of
+ * EVP operations on a ChaCha20 or ChaCha20-Poly1305 context pair, one context
+ * on the "chacha" provider and one on OpenSSL's "default" provider, both in
+ * one OSSL_LIB_CTX, in lockstep. After every operation the return codes, outl
+ * and the whole output buffer (including the bytes past outl) must be equal.
+ *
+ * Exceptions are the fail-closed deviations of docs/compat.md. The harness
+ * keeps a model of the AEAD state machine; when the next operation is one of
+ * those cases it runs it on our context only, checks that we fail closed (0 /
+ * -1, an error queued, nothing written, outl 0), and then resynchronises both
+ * contexts with a fresh key + IV re-init.
+ *
+ * Operations: init variants (key+IV, key then IV, IV-only, key-only, fresh
+ * context, enc/dec flip), AAD and text updates in random chunks, in place or
+ * not, tag set/get (valid and invalid lengths), EVP_Cipher one-shot including
+ * EVP_Cipher(ctx, NULL, NULL, 0), TLS 1.2 records (tlsaad + one update, valid
+ * or tampered records for decryption), EVP_CIPHER_CTX_copy mid-stream, ctx
+ * param sets (ivlen, keylen, tag length, unknown keys) and gets.
+ *
+ * Build: fuzz/run-smoke.sh (clang -fsanitize=fuzzer,address,undefined, with
+ * an instrumented chacha.so so that coverage includes the provider).
+ * Environment: OPENSSL_MODULES must point at chacha.so (a compiled-in default
+ * FUZZ_MODULES_DIR is used if unset); CHACHA_PROVIDER_IMPL and
+ * CHACHA_PROVIDER_POLY1305_IMPL force a backend; FUZZ_VERBOSE=1 traces ops;
+ * FUZZ_STRICT=1 also aborts on the known, not yet documented differences
+ * listed in fuzz/README (KNOWN_*), instead of treating them as deviations.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <openssl/core_names.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/params.h>
+#include <openssl/provider.h>
+
+#define MAXDATA 16384
+#define SLACK 48
+#define MAXOPS 96
+#define TLS_AAD_LEN 13
+
+enum { OURS = 0, DFLT = 1 };
+enum { PH_FRESH, PH_AAD, PH_DATA, PH_DONE, PH_TLS_DONE };
+static const char *const phase_name[] = { "fresh", "aad", "data", "done", "tls-done" };
+
+static OSSL_LIB_CTX *lctx;
+static EVP_CIPHER *ciph[2][2];          /* [side][aead] */
+static int verbose, strict;
+static unsigned long n_deviations;
+
+/* ------------------------------------------------------------------------ */
+/* Input reader and a PRNG for bulk data                                     */
+
+typedef struct {
+    const uint8_t *p;
+    size_t n;
+} reader;
+
+static uint8_t rd8(reader *r)
+{
+    uint8_t v;
+
+    if (r->n == 0)
+        return 0;
+    v = *r->p++;
+    r->n--;
+    return v;
+}
+
+static uint16_t rd16(reader *r)
+{
+    uint16_t v = rd8(r);
+
+    return (uint16_t)(v | (rd8(r) << 8));
+}
+
+static void rdbytes(reader *r, uint8_t *out, size_t n)
+{
+    size_t take = n < r->n ? n : r->n;
+
+    memcpy(out, r->p, take);
+    memset(out + take, 0, n - take);
+    r->p += take;
+    r->n -= take;
+}
+
+static uint64_t sm64(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static void prng_fill(uint64_t seed, uint8_t *p, size_t n)
+{
+    size_t i;
+    uint64_t v = 0;
+
+    for (i = 0; i < n; i++) {
+        if ((i & 7) == 0)
+            v = sm64(&seed);
+        p[i] = (uint8_t)(v >> (8 * (i & 7)));
+    }
+}
+
+/* Lengths skewed toward small values and 16/64-byte boundaries. */
+static size_t rdlen(reader *r, size_t max)
+{
+    uint8_t b = rd8(r);
+    size_t v;
+
+    if (b < 128)
+        v = b & 0x7f;
+    else if (b < 200)
+        v = (size_t)(b - 128) * 16 + (size_t)(rd8(r) % 3) - 1;  /* k*16 +- 1 */
+    else if (b < 240)
+        v = (size_t)(b - 200) * 64 + (size_t)(rd8(r) % 3) - 1;  /* k*64 +- 1 */
+    else
+        v = rd16(r);
+    if (v > max)
+        v %= max + 1;
+    return v;
+}
+
+/* ------------------------------------------------------------------------ */
+/* State                                                                     */
+
+typedef struct {
+    int aead;
+    EVP_CIPHER_CTX *c[2];
+    /* model of our AEAD state machine (ours is the reference for deviations) */
+    int enc;
+    int key_set, iv_set;
+    int phase;
+    size_t tag_len;
+    int tls_armed;
+    size_t tls_plen;
+    uint8_t key[32], iv[16];
+    /* buffers */
+    uint8_t in[MAXDATA + SLACK], out[2][MAXDATA + 2 * SLACK];
+    char trace[MAXOPS * 2][96];
+    int ntrace;
+} state;
+
+static state S;
+
+static void note(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+#include <stdarg.h>
+static void note(const char *fmt, ...)
+{
+    va_list ap;
+
+    if (S.ntrace >= (int)(sizeof(S.trace) / sizeof(S.trace[0])))
+        return;
+    va_start(ap, fmt);
+    vsnprintf(S.trace[S.ntrace], sizeof(S.trace[0]), fmt, ap);
+    va_end(ap);
+    if (verbose)
+        fprintf(stderr, "op %s\n", S.trace[S.ntrace]);
+    S.ntrace++;
+}
+
+static void print_errors(void)
+{
+    unsigned long e;
+    char buf[256];
+
+    while ((e = ERR_get_error()) != 0) {
+        ERR_error_string_n(e, buf, sizeof(buf));
+        fprintf(stderr, "   openssl error: %s\n", buf);
+    }
+}
+
+static void hexdump(const char *label, const uint8_t *p, size_t n)
+{
+    size_t i;
+
+    fprintf(stderr, "   %s (%zu):", label, n);
+    for (i = 0; i < n && i < 96; i++)
+        fprintf(stderr, "%s%02x", i % 32 ? "" : "\n     ", p[i]);
+    fprintf(stderr, "%s\n", n > 96 ? " ..." : "");
+}
+
+static void fail(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2), noreturn))
+#endif
+    ;
+
+static void fail(const char *fmt, ...)
+{
+    va_list ap;
+    int i;
+
+    fprintf(stderr, "\n==== DIFFERENTIAL FAILURE (%s) ====\n   ",
+            S.aead ? "ChaCha20-Poly1305" : "ChaCha20");
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n   model: enc=%d key=%d iv=%d phase=%s tag_len=%zu tls=%d\n",
+            S.enc, S.key_set, S.iv_set, phase_name[S.phase], S.tag_len,
+            S.tls_armed);
+    fprintf(stderr, "   operations so far:\n");
+    for (i = 0; i < S.ntrace; i++)
+        fprintf(stderr, "     %2d %s\n", i, S.trace[i]);
+    print_errors();
+    abort();
+}
+
+/* ------------------------------------------------------------------------ */
+/* Comparison helpers                                                        */
+
+static void cmp_rc(const char *what, long rc0, long rc1)
+{
+    if (rc0 != rc1)
+        fail("%s: return ours %ld, default %ld", what, rc0, rc1);
+}
+
+static void cmp_out(const char *what, size_t len)
+{
+    if (memcmp(S.out[OURS], S.out[DFLT], len) != 0) {
+        hexdump("ours", S.out[OURS], len);
+        hexdump("default", S.out[DFLT], len);
+        fail("%s: output buffers differ (%zu bytes compared)", what, len);
+    }
+}
+
+static void canary(void)
+{
+    memset(S.out[OURS], 0xa5, sizeof(S.out[OURS]));
+    memset(S.out[DFLT], 0xa5, sizeof(S.out[DFLT]));
+}
+
+static int untouched(const uint8_t *p, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        if (p[i] != 0xa5)
+            return 0;
+    return 1;
+}
+
+/*
+ * Our side of a documented deviation: we must fail (rc == fail_rc), queue an
+ * error (unless noerr), report outl 0 and write nothing; then both contexts
+ * are resynchronised with a fresh key and IV.
+ */
+static void resync(reader *r);
+
+static void deviation(reader *r, const char *why, long rc, long fail_rc,
+                      int outl, size_t outspan)
+{
+    n_deviations++;
+    note("  -> fail-closed deviation: %s", why);
+    if (rc != fail_rc)
+        fail("deviation [%s]: ours returned %ld, want %ld", why, rc, fail_rc);
+    if (ERR_peek_error() == 0)
+        fail("deviation [%s]: ours failed without an error", why);
+    if (outl != 0)
+        fail("deviation [%s]: ours failed with outl %d", why, outl);
+    if (outspan && !untouched(S.out[OURS], outspan))
+        fail("deviation [%s]: ours wrote output while failing", why);
+    ERR_clear_error();
+    resync(r);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Keys and IVs                                                              */
+
+static void make_key(reader *r, uint8_t key[32])
+{
+    uint8_t b = rd8(r);
+
+    if (b & 0x80)
+        rdbytes(r, key, 32);
+    else
+        prng_fill(0x4b4559 + (b & 0x0f), key, 32);
+}
+
+static void make_iv(reader *r, uint8_t iv[16])
+{
+    uint8_t b = rd8(r);
+
+    memset(iv, 0, 16);
+    if (b & 0x80) {
+        rdbytes(r, iv, 16);
+    } else {
+        prng_fill(0x4956 + (b & 0x07), iv, 16);
+    }
+    if (!S.aead) {
+        /* ChaCha20: steer the counter toward the 32- and 64-bit wraps */
+        switch ((b >> 4) & 3) {
+        case 1:
+            iv[0] = 0xff - (b & 3); iv[1] = iv[2] = iv[3] = 0xff;
+            break;
+        case 2:
+            memset(iv, 0xff, 8);
+            iv[0] = 0xff - (b & 3);
+            break;
+        default:
+            break;
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Operations                                                                */
+
+static int both_init(const uint8_t *key, const uint8_t *iv, int enc,
+                     const OSSL_PARAM *params, const char *what)
+{
+    int rc[2], i;
+
+    for (i = 0; i < 2; i++)
+        rc[i] = EVP_CipherInit_ex2(S.c[i], NULL, key, iv, enc, params);
+    cmp_rc(what, rc[OURS], rc[DFLT]);
+    ERR_clear_error();
+    if (enc != -1)
+        S.enc = enc;
+    if (key != NULL) {
+        memcpy(S.key, key, 32);
+        S.key_set = 1;
+    }
+    if (iv != NULL) {
+        memcpy(S.iv, iv, 16);
+        S.iv_set = 1;
+    }
+    if (key != NULL || iv != NULL) {
+        S.phase = PH_FRESH;
+        S.tls_armed = 0;
+    }
+    return rc[OURS];
+}
+
+static void resync(reader *r)
+{
+    uint8_t key[32], iv[16];
+
+    make_key(r, key);
+    make_iv(r, iv);
+    note("resync: key+iv re-init of both");
+    if (!both_init(key, iv, -1, NULL, "resync"))
+        fail("resync re-init failed");
+}
+
+static void new_pair(void)
+{
+    int i;
+
+    for (i = 0; i < 2; i++) {
+        EVP_CIPHER_CTX_free(S.c[i]);
+        S.c[i] = EVP_CIPHER_CTX_new();
+        if (S.c[i] == NULL)
+            abort();
+    }
+}
+
+/* A fresh context pair (or a reset one), then an init with the cipher. */
+static void op_fresh(reader *r)
+{
+    uint8_t b = rd8(r), key[32], iv[16];
+    int enc = b & 1, i, rc[2];
+    const uint8_t *k = NULL, *v = NULL;
+
+    if (b & 2)
+        make_key(r, key), k = key;
+    if (b & 4)
+        make_iv(r, iv), v = iv;
+    if (b & 8) {
+        for (i = 0; i < 2; i++)
+            EVP_CIPHER_CTX_reset(S.c[i]);
+    } else {
+        new_pair();
+    }
+    note("fresh ctx (%s) enc=%d key=%d iv=%d", (b & 8) ? "reset" : "new", enc,
+         k != NULL, v != NULL);
+    for (i = 0; i < 2; i++)
+        rc[i] = EVP_CipherInit_ex2(S.c[i], ciph[i][S.aead], k, v, enc, NULL);
+    cmp_rc("fresh init", rc[OURS], rc[DFLT]);
+    if (!rc[OURS])
+        fail("fresh init failed");
+    S.enc = enc;
+    S.key_set = k != NULL;
+    S.iv_set = v != NULL;
+    S.phase = PH_FRESH;
+    S.tag_len = 0;
+    S.tls_armed = 0;
+    if (k)
+        memcpy(S.key, k, 32);
+    if (v)
+        memcpy(S.iv, v, 16);
+}
+
+static void op_init(reader *r)
+{
+    uint8_t b = rd8(r), key[32], iv[16];
+    int enc = (b & 3) == 3 ? -1 : (b & 1);
+
+    make_key(r, key);
+    make_iv(r, iv);
+    switch ((b >> 2) & 3) {
+    case 0:
+        note("init key+iv enc=%d", enc);
+        both_init(key, iv, enc, NULL, "init key+iv");
+        break;
+    case 1:
+        note("init key, then iv enc=%d", enc);
+        both_init(key, NULL, enc, NULL, "init key");
+        both_init(NULL, iv, -1, NULL, "init iv");
+        break;
+    case 2:
+        note("init iv only enc=%d", enc);
+        both_init(NULL, iv, enc, NULL, "init iv only");
+        break;
+    default:
+        note("init key only enc=%d", enc);
+        both_init(key, NULL, enc, NULL, "init key only");
+        break;
+    }
+    if (b & 0x10) {
+        note("init nothing enc=%d (direction only)", enc);
+        both_init(NULL, NULL, enc, NULL, "init nothing");
+    }
+}
+
+/* Deviation check before AAD/text/final work: 1 if it is one (handled). */
+static const char *ready_deviation(void)
+{
+    if (!S.aead)
+        return NULL;
+    if (!S.key_set)
+        return "AEAD without key";
+    if (!S.iv_set)
+        return "AEAD without iv";
+    if (S.phase == PH_DONE || S.phase == PH_TLS_DONE)
+        return "update/final after final";
+    return NULL;
+}
+
+static void tls_process(reader *r, int api, size_t inl, size_t off,
+                        int inplace);
+
+/* One update (AAD when aad, else text) of len bytes; api 1 = EVP_Cipher. */
+static void do_update(reader *r, int aad, size_t len, int inplace, int api,
+                      size_t off)
+{
+    uint8_t *src[2], *dst[2];
+    int outl[2] = { -1, -1 }, rc[2], i;
+    const char *dev;
+    char what[64];
+
+    if (S.aead && S.tls_armed && !aad) {
+        tls_process(r, api, len, off, inplace);
+        return;
+    }
+    snprintf(what, sizeof(what), "%s%s %zu bytes%s", api ? "EVP_Cipher " : "",
+             aad ? "aad" : "text", len, inplace ? " in place" : "");
+    note("%s", what);
+    canary();
+    for (i = 0; i < 2; i++) {
+        dst[i] = aad ? NULL : S.out[i] + SLACK;
+        if (inplace && !aad) {
+            memcpy(dst[i], S.in + off, len);
+            src[i] = dst[i];
+        } else {
+            src[i] = S.in + off;
+        }
+    }
+    /* the deviation cases (zero-length calls are no-ops on both) */
+    if (S.aead && len > 0) {
+        dev = ready_deviation();
+        if (dev == NULL && aad && S.phase == PH_DATA)
+            dev = "AAD after data";
+        if (dev != NULL) {
+            if (api)
+                rc[OURS] = EVP_Cipher(S.c[OURS], dst[OURS], src[OURS],
+                                      (unsigned int)len);
+            else
+                rc[OURS] = EVP_CipherUpdate(S.c[OURS], dst[OURS], &outl[OURS],
+                                            src[OURS], (int)len);
+            /* in place, our output is the input: check the slack only */
+            deviation(r, dev, rc[OURS], api ? -1 : 0, api ? 0 : outl[OURS],
+                      inplace ? 0 : sizeof(S.out[OURS]));
+            return;
+        }
+    }
+    for (i = 0; i < 2; i++) {
+        if (api)
+            rc[i] = EVP_Cipher(S.c[i], dst[i], src[i], (unsigned int)len);
+        else
+            rc[i] = EVP_CipherUpdate(S.c[i], dst[i], &outl[i], src[i], (int)len);
+    }
+    cmp_rc(what, rc[OURS], rc[DFLT]);
+    if (!api && rc[OURS] == 1 && outl[OURS] != outl[DFLT])
+        fail("%s: outl ours %d, default %d", what, outl[OURS], outl[DFLT]);
+    cmp_out(what, sizeof(S.out[OURS]));
+    ERR_clear_error();
+    if (S.aead && len > 0 && (api ? rc[OURS] >= 0 : rc[OURS] == 1)) {
+        if (aad)
+            S.phase = PH_AAD;
+        else
+            S.phase = PH_DATA;
+    }
+}
+
+static void op_update(reader *r, int aad_op, int api)
+{
+    uint8_t b = rd8(r);
+    size_t total = rdlen(r, MAXDATA), done = 0;
+    int inplace = b & 1;
+
+    if (!S.aead)
+        aad_op = 0;            /* a NULL output crashes the default's ChaCha20 */
+    if (b & 0x80)
+        rdbytes(r, S.in, total);               /* raw bytes (vector seeds) */
+    else
+        prng_fill(rd16(r), S.in, total);
+    if (total == 0) {
+        do_update(r, aad_op, 0, inplace, api, 0);
+        return;
+    }
+    /* random chunking: 1..4 pieces, some zero-length ones between */
+    while (done < total) {
+        size_t n = total - done;
+        unsigned long devs = n_deviations;
+
+        if ((b & 6) && r->n > 0) {
+            n = rdlen(r, n);
+            if (n == 0 && !(b & 8))
+                n = 1;
+        }
+        do_update(r, aad_op, n, inplace, api, done);
+        if (n_deviations != devs)
+            break;             /* resynchronised after a deviation */
+        done += n;
+        if (r->n == 0 && n == 0)
+            break;
+    }
+}
+
+static void do_final(reader *r, int api)
+{
+    int rc[2], outl[2] = { -1, -1 }, i;
+    const char *dev = NULL, *what = api ? "EVP_Cipher(NULL, NULL, 0)" : "final";
+
+    note("%s", what);
+    canary();
+    if (S.aead && S.key_set && S.phase == PH_TLS_DONE) {
+        /* docs/compat.md: ours is a no-op returning 1; the default restarts */
+        n_deviations++;
+        note("  -> deviation: final right after a TLS record is a no-op");
+        if (api)
+            rc[OURS] = EVP_Cipher(S.c[OURS], NULL, NULL, 0);
+        else
+            rc[OURS] = EVP_CipherFinal_ex(S.c[OURS], S.out[OURS] + SLACK,
+                                          &outl[OURS]);
+        if (rc[OURS] != (api ? 0 : 1) || (!api && outl[OURS] != 0))
+            fail("final after TLS record: ours rc %d outl %d", rc[OURS],
+                 outl[OURS]);
+        ERR_clear_error();
+        resync(r);
+        return;
+    }
+    if (S.aead) {
+        dev = ready_deviation();
+        if (dev == NULL && S.tls_armed)
+            dev = "final in TLS record mode (no record)";
+        if (dev == NULL && !S.enc && S.tag_len == 0)
+            dev = "decrypt final with no tag";
+    }
+    if (dev != NULL) {
+        if (api)
+            rc[OURS] = EVP_Cipher(S.c[OURS], NULL, NULL, 0);
+        else
+            rc[OURS] = EVP_CipherFinal_ex(S.c[OURS], S.out[OURS] + SLACK,
+                                          &outl[OURS]);
+        deviation(r, dev, rc[OURS], api ? -1 : 0, api ? 0 : outl[OURS],
+                  sizeof(S.out[OURS]));
+        return;
+    }
+    for (i = 0; i < 2; i++) {
+        if (api)
+            rc[i] = EVP_Cipher(S.c[i], NULL, NULL, 0);
+        else
+            rc[i] = EVP_CipherFinal_ex(S.c[i], S.out[i] + SLACK, &outl[i]);
+    }
+    cmp_rc(what, rc[OURS], rc[DFLT]);
+    if (!api && outl[OURS] != outl[DFLT] && rc[OURS] == 1)
+        fail("%s: outl ours %d, default %d", what, outl[OURS], outl[DFLT]);
+    cmp_out(what, sizeof(S.out[OURS]));
+    ERR_clear_error();
+    if (S.aead)
+        S.phase = PH_DONE;
+}
+
+static void op_tag(reader *r)
+{
+    uint8_t b = rd8(r), tag[2][32];
+    size_t len = (size_t)(b >> 3) % 19;        /* 0..18: 0, 17, 18 invalid */
+    int rc[2], i, set = b & 1, nullptr_ = (b & 6) == 6;
+
+    if (!S.aead)
+        return;
+    rdbytes(r, tag[0], 32);
+    memcpy(tag[1], tag[0], 32);
+    if (set) {
+        note("set tag len %zu%s", len, nullptr_ ? " (length only)" : "");
+        for (i = 0; i < 2; i++)
+            rc[i] = EVP_CIPHER_CTX_ctrl(S.c[i], EVP_CTRL_AEAD_SET_TAG, (int)len,
+                                        nullptr_ ? NULL : tag[i]);
+        cmp_rc("set tag", rc[OURS], rc[DFLT]);
+        if (rc[OURS] > 0)
+            S.tag_len = len;
+    } else {
+        note("get tag len %zu", len);
+        memset(tag, 0xa5, sizeof(tag));
+        for (i = 0; i < 2; i++)
+            rc[i] = EVP_CIPHER_CTX_ctrl(S.c[i], EVP_CTRL_AEAD_GET_TAG, (int)len,
+                                        tag[i]);
+        cmp_rc("get tag", rc[OURS], rc[DFLT]);
+        if (memcmp(tag[0], tag[1], 32) != 0) {
+            hexdump("ours", tag[0], 32);
+            hexdump("default", tag[1], 32);
+            fail("get tag: tags differ");
+        }
+    }
+    ERR_clear_error();
+}
+
+/* Encrypt helper on the default provider (a separate context): a reference. */
+static int ref_seal(const uint8_t *aad, size_t alen, const uint8_t *pt,
+                    size_t len, uint8_t *ct, uint8_t tag[16])
+{
+    EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new();
+    int ok, n;
+
+    ok = x != NULL
+         && EVP_CipherInit_ex2(x, ciph[DFLT][1], S.key, S.iv, 1, NULL)
+         && (alen == 0 || EVP_CipherUpdate(x, NULL, &n, aad, (int)alen))
+         && (len == 0 || EVP_CipherUpdate(x, ct, &n, pt, (int)len))
+         && EVP_CipherFinal_ex(x, ct + len, &n)
+         && EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_GET_TAG, 16, tag) > 0;
+    EVP_CIPHER_CTX_free(x);
+    return ok;
+}
+
+/* AEAD decryption of a genuine message (optionally tampered), in chunks. */
+static void op_open(reader *r)
+{
+    static uint8_t aad[512], pt[4096], ct[4096 + 16];
+    uint8_t b = rd8(r), tag[16];
+    size_t alen = rdlen(r, sizeof(aad)), len = rdlen(r, sizeof(pt)), n, done;
+    int i, rc[2], set_rc[2];
+
+    if (!S.aead || !S.key_set || !S.iv_set)
+        return;
+    prng_fill(rd16(r), aad, alen);
+    prng_fill(rd16(r), pt, len);
+    if (!ref_seal(aad, alen, pt, len, ct, tag))
+        fail("reference seal failed");
+    if (b & 1)
+        ct[len ? rd8(r) % len : 0] ^= (uint8_t)(1 + (b >> 4));
+    if (b & 2)
+        tag[rd8(r) & 15] ^= 0x80;
+    note("open genuine message aad %zu text %zu (tamper ct=%d tag=%d)", alen,
+         len, b & 1, (b >> 1) & 1);
+    both_init(NULL, S.iv, 0, NULL, "open: iv, decrypt");
+    for (i = 0; i < 2; i++)
+        set_rc[i] = EVP_CIPHER_CTX_ctrl(S.c[i], EVP_CTRL_AEAD_SET_TAG, 16, tag);
+    cmp_rc("open: set tag", set_rc[OURS], set_rc[DFLT]);
+    S.tag_len = 16;
+    memcpy(S.in, aad, alen);
+    for (done = 0; done < alen; done += n) {
+        n = (b & 4) ? 1 + rdlen(r, alen - done - 1) : alen - done;
+        do_update(r, 1, n, 0, 0, done);
+    }
+    memcpy(S.in, ct, len);
+    for (done = 0; done < len; done += n) {
+        n = (b & 8) ? 1 + rdlen(r, len - done - 1) : len - done;
+        do_update(r, 0, n, (b >> 5) & 1, 0, done);
+    }
+    do_final(r, (b >> 6) & 1);
+    (void)rc;
+}
+
+static void tls_aad(uint8_t aad[TLS_AAD_LEN], uint64_t seq, size_t len)
+{
+    int i;
+
+    for (i = 0; i < 8; i++)
+        aad[i] = (uint8_t)(seq >> (56 - 8 * i));
+    aad[8] = 23;
+    aad[9] = 3;
+    aad[10] = 3;
+    aad[11] = (uint8_t)(len >> 8);
+    aad[12] = (uint8_t)len;
+}
+
+/*
+ * One update while TLS 1.2 record mode is armed: the record (payload || tag
+ * space), in S.in[off..off+inl).
+ */
+static void tls_process(reader *r, int api, size_t inl, size_t off, int inplace)
+{
+    size_t plen = S.tls_plen;
+    int rc[2], outl[2] = { -1, -1 }, i;
+    uint8_t *src[2], *dst[2];
+    const char *dev = ready_deviation();
+
+    note("tls record %zu bytes (payload %zu)%s%s", inl, plen,
+         api ? " EVP_Cipher" : "", inplace ? " in place" : "");
+    canary();
+    for (i = 0; i < 2; i++) {
+        dst[i] = S.out[i] + SLACK;
+        if (inplace) {
+            memcpy(dst[i], S.in + off, inl);
+            src[i] = dst[i];
+        } else {
+            src[i] = S.in + off;
+        }
+    }
+    if (dev == NULL && inl != plen + 16) {
+        /*
+         * docs/compat.md "TLS 1.2 record of the wrong length": ours fails
+         * with an error and ends the record; the default fails silently and
+         * stays armed. A zero-length update is the one case where the default
+         * returns 1 (KNOWN_TLS_ZERO, not yet in docs/compat.md).
+         */
+        if (inl == 0 && strict)
+            fail("KNOWN_TLS_ZERO: zero-length update in TLS record mode");
+        dev = inl == 0 ? "zero-length update in TLS record mode"
+                       : "TLS record of the wrong length";
+    }
+    if (dev != NULL) {
+        if (api)
+            rc[OURS] = EVP_Cipher(S.c[OURS], dst[OURS], src[OURS],
+                                  (unsigned int)inl);
+        else
+            rc[OURS] = EVP_CipherUpdate(S.c[OURS], dst[OURS], &outl[OURS],
+                                        src[OURS], (int)inl);
+        deviation(r, dev, rc[OURS], api ? -1 : 0, api ? 0 : outl[OURS],
+                  inplace ? 0 : sizeof(S.out[OURS]));
+        return;
+    }
+    for (i = 0; i < 2; i++) {
+        if (api)
+            rc[i] = EVP_Cipher(S.c[i], dst[i], src[i], (unsigned int)inl);
+        else
+            rc[i] = EVP_CipherUpdate(S.c[i], dst[i], &outl[i], src[i], (int)inl);
+    }
+    cmp_rc("tls record", rc[OURS], rc[DFLT]);
+    if (!api && outl[OURS] != outl[DFLT])
+        fail("tls record: outl ours %d, default %d", outl[OURS], outl[DFLT]);
+    cmp_out("tls record", sizeof(S.out[OURS]));
+    if ((api ? rc[OURS] <= 0 : rc[OURS] != 1) && !S.enc) {
+        /* a failed open releases no plaintext: zeros over the payload */
+        size_t k;
+
+        for (k = 0; k < plen; k++)
+            if (dst[OURS][k] != 0)
+                fail("failed TLS open left non-zero output at %zu", k);
+    }
+    ERR_clear_error();
+    S.tls_armed = 0;
+    S.phase = PH_TLS_DONE;
+}
+
+/* TLS 1.2 record mode: tlsaad, then one update (or EVP_Cipher). */
+static void op_tls(reader *r)
+{
+    uint8_t b = rd8(r), aad[TLS_AAD_LEN];
+    uint64_t seq = rd16(r) | ((b & 0x80) ? 0xffffffffffff0000ULL : 0);
+    size_t plen = rdlen(r, 2048), inl, alen;
+    int rc[2], i, api = (b >> 1) & 1;
+
+    if (!S.aead)
+        return;
+    /* for decryption the record length in the header includes the tag */
+    alen = S.enc ? plen : plen + 16;
+    if ((b & 0x1c) == 0x1c)
+        alen = rd8(r) % 20;                    /* short (invalid when < 16) */
+    tls_aad(aad, seq, alen);
+    note("tlsaad seq %llu len %zu", (unsigned long long)seq, alen);
+    for (i = 0; i < 2; i++)
+        rc[i] = EVP_CIPHER_CTX_ctrl(S.c[i], EVP_CTRL_AEAD_TLS1_AAD, TLS_AAD_LEN,
+                                    aad);
+    cmp_rc("tlsaad", rc[OURS], rc[DFLT]);
+    ERR_clear_error();
+    if (rc[OURS] <= 0)
+        return;
+    S.tls_armed = 1;
+    S.phase = PH_FRESH;
+    S.tls_plen = S.enc ? alen : alen - 16;
+    if (b & 0x40)
+        return;                                /* the next ops decide */
+    plen = S.tls_plen;
+    inl = plen + 16;
+    if ((b & 0x21) == 0x21)
+        inl = rdlen(r, plen + 40);             /* maybe the wrong length */
+    if (inl > MAXDATA)
+        inl = MAXDATA;
+    prng_fill(rd16(r), S.in, inl);
+    /* a genuine record for decryption when the key and nonce are known */
+    if (!S.enc && S.key_set && S.iv_set && inl == plen + 16 && !(b & 1)) {
+        EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new();
+        uint8_t eaad[TLS_AAD_LEN];
+        int n;
+
+        tls_aad(eaad, seq, plen);
+        if (x == NULL
+            || !EVP_CipherInit_ex2(x, ciph[DFLT][1], S.key, S.iv, 1, NULL)
+            || EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_TLS1_AAD, TLS_AAD_LEN, eaad) != 16
+            || !EVP_CipherUpdate(x, S.in, &n, S.in, (int)inl))
+            fail("reference TLS seal failed");
+        EVP_CIPHER_CTX_free(x);
+        if (b & 8)
+            S.in[rd8(r) % inl] ^= 0x01;        /* tamper */
+    }
+    tls_process(r, api, inl, 0, !(b & 0x20));
+}
+
+static void op_dup(reader *r)
+{
+    EVP_CIPHER_CTX *d[2];
+    int rc[2], i;
+    uint8_t b = rd8(r);
+
+    note("dup (EVP_CIPHER_CTX_copy)%s", (b & 1) ? ", keep original" : "");
+    for (i = 0; i < 2; i++) {
+        d[i] = EVP_CIPHER_CTX_new();
+        if (d[i] == NULL)
+            abort();
+        rc[i] = EVP_CIPHER_CTX_copy(d[i], S.c[i]);
+    }
+    cmp_rc("copy", rc[OURS], rc[DFLT]);
+    ERR_clear_error();
+    if (!rc[OURS]) {
+        EVP_CIPHER_CTX_free(d[0]);
+        EVP_CIPHER_CTX_free(d[1]);
+        return;
+    }
+    for (i = 0; i < 2; i++) {
+        if (b & 1) {
+            /* continue on the original; the copy is used once and freed */
+            EVP_CIPHER_CTX *t = S.c[i];
+
+            S.c[i] = d[i];
+            d[i] = t;
+        }
+    }
+    for (i = 0; i < 2; i++)
+        EVP_CIPHER_CTX_free(S.c[i]);
+    S.c[0] = d[0];
+    S.c[1] = d[1];
+}
+
+static void op_params(reader *r)
+{
+    uint8_t b = rd8(r);
+    size_t v, got[2][4];
+    OSSL_PARAM p[3];
+    int rc[2], i, iv_bad;
+    unsigned int tv = 0x303;
+
+    switch (b & 7) {
+    case 0:                    /* ivlen */
+        iv_bad = rd8(r);
+        v = (iv_bad & 1) ? (S.aead ? 12 : 16)
+                         : (size_t[]){ 0, 8, 11, 13, 16, 24, 12, 32 }[(iv_bad >> 1) & 7];
+        note("set ivlen %zu", v);
+        p[0] = OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_IVLEN, &v);
+        p[1] = OSSL_PARAM_construct_end();
+        break;
+    case 1:                    /* keylen */
+        v = (rd8(r) & 1) ? 32 : (size_t[]){ 0, 16, 31, 33 }[rd8(r) & 3];
+        note("set keylen %zu", v);
+        p[0] = OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_KEYLEN, &v);
+        p[1] = OSSL_PARAM_construct_end();
+        break;
+    case 2:                    /* tag length only (octet string, no data) */
+        if (!S.aead)
+            return;
+        v = rd8(r) % 19;
+        note("set tag length %zu via param", v);
+        p[0] = OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG,
+                                                 NULL, v);
+        p[1] = OSSL_PARAM_construct_end();
+        break;
+    case 3:                    /* unknown keys: accepted and ignored */
+        note("set unknown params");
+        p[0] = OSSL_PARAM_construct_uint(OSSL_CIPHER_PARAM_TLS_VERSION, &tv);
+        p[1] = OSSL_PARAM_construct_uint(OSSL_CIPHER_PARAM_PADDING, &tv);
+        p[2] = OSSL_PARAM_construct_end();
+        break;
+    case 4:                    /* init with params */
+        {
+            uint8_t key[32], iv[16];
+
+            make_key(r, key);
+            make_iv(r, iv);
+            v = (rd8(r) & 1) ? (S.aead ? 12 : 16) : 11;
+            p[0] = OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_IVLEN, &v);
+            p[1] = OSSL_PARAM_construct_end();
+            note("init key+iv with ivlen param %zu", v);
+            both_init(key, iv, -1, p, "init with params");
+            return;
+        }
+    case 5:                    /* tlsivfixed */
+        if (!S.aead)
+            return;
+        {
+            uint8_t iv[16];
+            size_t flen = (rd8(r) & 3) ? 12 : 11;
+
+            make_iv(r, iv);
+            note("set tlsivfixed (%zu bytes)", flen);
+            p[0] = OSSL_PARAM_construct_octet_string(
+                OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED, iv, flen);
+            p[1] = OSSL_PARAM_construct_end();
+            for (i = 0; i < 2; i++)
+                rc[i] = EVP_CIPHER_CTX_set_params(S.c[i], p);
+            cmp_rc("set tlsivfixed", rc[OURS], rc[DFLT]);
+            if (rc[OURS] > 0) {
+                memcpy(S.iv, iv, 12);
+                S.iv_set = 1;
+                S.phase = PH_FRESH;
+                S.tls_armed = 0;
+            }
+            ERR_clear_error();
+            return;
+        }
+    default:                   /* gets */
+        note("get keylen/ivlen%s", S.aead ? "/taglen/tlsaadpad" : "");
+        memset(got, 0xa5, sizeof(got));
+        for (i = 0; i < 2; i++) {
+            OSSL_PARAM g[5];
+            int n = 0;
+
+            g[n++] = OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_KEYLEN, &got[i][0]);
+            g[n++] = OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_IVLEN, &got[i][1]);
+            if (S.aead) {
+                g[n++] = OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_AEAD_TAGLEN,
+                                                     &got[i][2]);
+                g[n++] = OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD,
+                                                     &got[i][3]);
+            }
+            g[n] = OSSL_PARAM_construct_end();
+            rc[i] = EVP_CIPHER_CTX_get_params(S.c[i], g);
+        }
+        cmp_rc("get params", rc[OURS], rc[DFLT]);
+        if (memcmp(got[0], got[1], sizeof(got[0])) != 0)
+            fail("get params: keylen %zu/%zu ivlen %zu/%zu taglen %zu/%zu pad %zu/%zu",
+                 got[0][0], got[1][0], got[0][1], got[1][1], got[0][2],
+                 got[1][2], got[0][3], got[1][3]);
+        ERR_clear_error();
+        return;
+    }
+    for (i = 0; i < 2; i++)
+        rc[i] = EVP_CIPHER_CTX_set_params(S.c[i], p);
+    cmp_rc("set params", rc[OURS], rc[DFLT]);
+    if ((b & 7) == 2 && rc[OURS] > 0)
+        S.tag_len = v;
+    ERR_clear_error();
+}
+
+/* ------------------------------------------------------------------------ */
+
+static const char *getenv_or(const char *k, const char *d)
+{
+    const char *v = getenv(k);
+
+    return v != NULL && *v != '\0' ? v : d;
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    const char *c20 = NULL, *p1305 = NULL;
+    OSSL_PARAM params[3];
+    OSSL_PROVIDER *ours;
+    int s, a;
+
+    (void)argc;
+    (void)argv;
+#ifdef FUZZ_MODULES_DIR
+    setenv("OPENSSL_MODULES", FUZZ_MODULES_DIR, 0);
+#endif
+    verbose = getenv_or("FUZZ_VERBOSE", "0")[0] == '1';
+    strict = getenv_or("FUZZ_STRICT", "0")[0] == '1';
+    lctx = OSSL_LIB_CTX_new();
+    ours = lctx ? OSSL_PROVIDER_load(lctx, "chacha") : NULL;
+    if (ours == NULL || OSSL_PROVIDER_load(lctx, "default") == NULL) {
+        fprintf(stderr, "fuzz_differential: cannot load the chacha and default "
+                "providers (OPENSSL_MODULES=%s)\n", getenv_or("OPENSSL_MODULES", "(unset)"));
+        ERR_print_errors_fp(stderr);
+        exit(2);
+    }
+    params[0] = OSSL_PARAM_construct_utf8_ptr("chacha20-impl", (char **)&c20, 0);
+    params[1] = OSSL_PARAM_construct_utf8_ptr("poly1305-impl", (char **)&p1305, 0);
+    params[2] = OSSL_PARAM_construct_end();
+    if (!OSSL_PROVIDER_get_params(ours, params) || c20 == NULL || p1305 == NULL) {
+        fprintf(stderr, "fuzz_differential: provider params unreadable\n");
+        exit(2);
+    }
+    fprintf(stderr, "fuzz_differential: backend chacha20=%s poly1305=%s%s\n", c20,
+            p1305, strict ? " (strict)" : "");
+    for (s = 0; s < 2; s++)
+        for (a = 0; a < 2; a++) {
+            ciph[s][a] = EVP_CIPHER_fetch(lctx, a ? "ChaCha20-Poly1305" : "ChaCha20",
+                                          s == OURS ? "provider=chacha"
+                                                    : "provider=default");
+            if (ciph[s][a] == NULL) {
+                fprintf(stderr, "fuzz_differential: fetch failed\n");
+                exit(2);
+            }
+        }
+    return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    reader r = { data, size };
+    int ops = 0;
+
+    S.aead = rd8(&r) & 1;
+    S.ntrace = 0;
+    S.c[0] = S.c[1] = NULL;
+    note("cipher %s", S.aead ? "ChaCha20-Poly1305" : "ChaCha20");
+    op_fresh(&r);
+    while (r.n > 0 && ops++ < MAXOPS) {
+        uint8_t op = rd8(&r);
+
+        switch (op % 16) {
+        case 0: op_fresh(&r); break;
+        case 1: case 2: op_init(&r); break;
+        case 3: case 4: case 5: op_update(&r, 0, 0); break;
+        case 6: case 7: op_update(&r, 1, 0); break;
+        case 8: op_update(&r, op & 0x10, 1); break;
+        case 9: do_final(&r, 0); break;
+        case 10: do_final(&r, 1); break;
+        case 11: op_tag(&r); break;
+        case 12: op_tls(&r); break;
+        case 13: op_dup(&r); break;
+        case 14: op_params(&r); break;
+        default: op_open(&r); break;
+        }
+        ERR_clear_error();
+    }
+    EVP_CIPHER_CTX_free(S.c[0]);
+    EVP_CIPHER_CTX_free(S.c[1]);
+    S.c[0] = S.c[1] = NULL;
+    return 0;
+}

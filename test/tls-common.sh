@@ -1,0 +1,212 @@
+# SPDX-License-Identifier: Apache-2.0
+# Shared helpers for the TLS integration tests (test/tls_*.sh); sourced, not run.
+#
+# Environment (all optional):
+#   srcdir           source tree (default: the directory above this file)
+#   builddir         build tree (default: $srcdir/_build, else $srcdir)
+#   OPENSSL          the openssl command (default: openssl)
+#   OPENSSL_MODULES  directory holding chacha.so (default: $builddir/.libs)
+#   TLS_PEER         the test/tls_peer program (default: $builddir/test/tls_peer;
+#                    compiled into the temp dir with $CC when it is missing)
+#   TLS_TIMEOUT      seconds any one step may take (default 60)
+#
+# Every server is started by the test, on 127.0.0.1 only, killed by the EXIT
+# trap, and every wait is bounded.
+
+: "${srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+srcdir=$(cd "$srcdir" && pwd)
+if [ -z "${builddir:-}" ]; then
+    if [ -f "$srcdir/_build/.libs/chacha.so" ]; then builddir=$srcdir/_build; else builddir=$(pwd); fi
+fi
+builddir=$(cd "$builddir" && pwd)
+: "${OPENSSL:=openssl}"
+: "${OPENSSL_MODULES:=$builddir/.libs}"
+: "${TLS_TIMEOUT:=60}"
+export OPENSSL_MODULES
+unset OPENSSL_CONF CHACHA_PROVIDER_IMPL CHACHA_PROVIDER_POLY1305_IMPL CHACHA_PROVIDER_DISABLE
+export CHACHA_PROVIDER_DEBUG=1
+TRACE='new ChaCha20-Poly1305 context'
+
+pass=0
+fail=0
+pids=
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/tls-test.XXXXXX")
+chmod 755 "$tmp"
+t_start=$(date +%s)
+
+cleanup() {
+    for p in $pids; do
+        kill "$p" 2>/dev/null
+    done
+    for p in $pids; do
+        wait "$p" 2>/dev/null
+    done
+    if [ "$fail" -ne 0 ] && [ -n "${TLS_KEEP:-}" ]; then
+        echo "# kept $tmp"
+    else
+        rm -rf "$tmp"
+    fi
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+ok() { pass=$((pass + 1)); echo "ok - $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL - $1"; }
+# show a file indented, as a diagnostic
+show() { [ -f "$1" ] && sed -e 's/^/#   /' "$1" | head -n "${2:-25}"; }
+# check "label" command...
+check() {
+    label=$1; shift
+    if "$@" >"$tmp/check.out" 2>&1; then ok "$label"; else bad "$label"; show "$tmp/check.out"; fi
+}
+# expect_eq "label" got want
+expect_eq() {
+    if [ "$2" = "$3" ]; then ok "$1"; else bad "$1 (got '$2', want '$3')"; fi
+}
+
+# The summary line and the exit status.
+finish() {
+    name=$1
+    echo "# $name: $(($(date +%s) - t_start)) s"
+    echo "$name: $pass passed, $fail failed"
+    [ "$fail" -eq 0 ] && exit 0
+    exit 1
+}
+
+# skip "why": exit 77 (automake's skip) -- only for a missing external tool
+skip() {
+    echo "# SKIP: $1"
+    echo "${name:-tls}: 0 passed, 0 failed (skipped: $1)"
+    exit 77
+}
+
+need_module() {
+    if [ ! -f "$OPENSSL_MODULES/chacha.so" ]; then
+        echo "FAIL - chacha.so not found in OPENSSL_MODULES=$OPENSSL_MODULES (build first)"
+        echo "${name:-tls}: 0 passed, 1 failed"
+        exit 1
+    fi
+}
+
+# Finds or builds test/tls_peer.
+need_tls_peer() {
+    if [ -z "${TLS_PEER:-}" ]; then
+        TLS_PEER=$builddir/test/tls_peer
+        if [ ! -x "$TLS_PEER" ]; then
+            TLS_PEER=$tmp/tls_peer
+            # shellcheck disable=SC2046
+            if ! ${CC:-cc} -std=c11 -O2 -Wall -Wextra -o "$TLS_PEER" "$srcdir/test/tls_peer.c" \
+                $(pkg-config --cflags --libs libssl libcrypto 2>/dev/null || echo -lssl -lcrypto) \
+                >"$tmp/cc.log" 2>&1; then
+                show "$tmp/cc.log"
+                echo "FAIL - building tls_peer"
+                echo "${name:-tls}: 0 passed, 1 failed"
+                exit 1
+            fi
+        fi
+    fi
+}
+
+# A configuration made from chacha-provider.cnf, naming the module by path.
+make_conf() { # make_conf OUT
+    sed -e "s|^\[chacha_sect\]|[chacha_sect]\nmodule = $OPENSSL_MODULES/chacha.so|" \
+        "$srcdir/chacha-provider.cnf" >"$1"
+}
+
+# Throwaway EC (P-256) and RSA (2048) certificates: $tmp/ec.{crt,key}, $tmp/rsa.{crt,key}
+make_certs() {
+    env -u OPENSSL_CONF "$OPENSSL" req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+        -keyout "$tmp/ec.key" -out "$tmp/ec.crt" -subj /CN=localhost -days 2 \
+        >"$tmp/req.log" 2>&1 &&
+    env -u OPENSSL_CONF "$OPENSSL" req -x509 -newkey rsa:2048 -nodes \
+        -keyout "$tmp/rsa.key" -out "$tmp/rsa.crt" -subj /CN=localhost -days 2 \
+        >>"$tmp/req.log" 2>&1 || { show "$tmp/req.log"; return 1; }
+    chmod 644 "$tmp"/*.key
+}
+
+# Ports ------------------------------------------------------------------
+# The TCP ports PID (or one of its children) listens on, one per line.
+pid_ports() {
+    ps_list=$1
+    level=$1
+    for _d in 1 2 3; do   # children, grandchildren, great-grandchildren
+        next=
+        for pp in $level; do
+            next="$next $(sed -n "s/^\([0-9]*\) (.*) [A-Za-z] $pp .*/\1/p" /proc/[0-9]*/stat 2>/dev/null | tr '\n' ' ')"
+        done
+        ps_list="$ps_list $next"
+        level=$next
+    done
+    inodes=
+    for p in $ps_list; do
+        inodes="$inodes $(ls -l "/proc/$p/fd" 2>/dev/null | sed -n 's/.*socket:\[\([0-9]*\)\].*/\1/p' | tr '\n' ' ')"
+    done
+    [ -n "${inodes# }" ] || return 0
+    for h in $(cat /proc/net/tcp /proc/net/tcp6 2>/dev/null |
+               awk -v ino="$inodes" 'BEGIN { n = split(ino, a, " "); for (i = 1; i <= n; i++) w[a[i]] = 1 }
+                   $4 == "0A" && ($10 in w) { split($2, x, ":"); print x[2] }'); do
+        printf '%d\n' "0x$h"
+    done
+}
+
+# wait_port PID [PORT]: waits until PID listens (on PORT), prints the port.
+# Fails if PID exits first or after TLS_TIMEOUT seconds.
+wait_port() {
+    i=0
+    while [ $i -lt $((TLS_TIMEOUT * 20)) ]; do
+        kill -0 "$1" 2>/dev/null || return 1
+        got=$(pid_ports "$1" | head -n 1)
+        if [ -n "$2" ]; then
+            pid_ports "$1" | grep -qx "$2" && { echo "$2"; return 0; }
+        elif [ -n "$got" ]; then
+            echo "$got"; return 0
+        fi
+        sleep 0.05
+        i=$((i + 1))
+    done
+    return 1
+}
+
+# A random high port nobody listens on right now (collisions are then handled
+# by the caller's retry).
+random_port() {
+    while :; do
+        p=$((20000 + ($(od -An -tu2 -N2 /dev/urandom | tr -d ' ') % 40000)))
+        h=$(printf ':%04X ' "$p")
+        cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | awk '$4 == "0A" { print $2 " " }' |
+            grep -q "$h" || { echo "$p"; return; }
+    done
+}
+
+# Background processes, killed by the EXIT trap
+started() { pids="$pids $1"; }
+# wait_pid PID SECONDS: waits for PID to exit (status in $wait_rc); kills it on timeout
+wait_pid() {
+    i=0
+    while kill -0 "$1" 2>/dev/null && [ $i -lt $(($2 * 20)) ]; do sleep 0.05; i=$((i + 1)); done
+    if kill -0 "$1" 2>/dev/null; then
+        kill "$1" 2>/dev/null
+        wait "$1" 2>/dev/null
+        wait_rc=124
+        return 1
+    fi
+    wait "$1" 2>/dev/null
+    wait_rc=$?
+    return 0
+}
+
+# Traces -----------------------------------------------------------------
+trace_count() { grep -c "$TRACE" "$1" 2>/dev/null || true; }
+# assert_trace "label" FILE yes|no: our provider did / did not carry records
+assert_trace() {
+    n=$(trace_count "$2")
+    if [ "$3" = yes ]; then
+        if [ "${n:-0}" -ge 2 ]; then ok "$1: trace shows our ChaCha20-Poly1305 ($n contexts)"
+        else bad "$1: no '$TRACE' trace"; show "$2"; fi
+    else
+        if ! grep -q 'chacha-provider' "$2" 2>/dev/null; then ok "$1: no chacha-provider trace"
+        else bad "$1: unexpected chacha-provider trace"; show "$2"; fi
+    fi
+}
+
+sha() { sha256sum <"$1" | cut -d' ' -f1; }
