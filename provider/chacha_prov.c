@@ -204,16 +204,23 @@ static void usable_names(char *buf, size_t len, int poly)
 
 /*
  * The core registers our reason strings only after a successful init, so a
- * failed load reports through OpenSSL's own PROV library, with the detail.
+ * failed load reports through OpenSSL's own PROV library, with the detail
+ * (and on stderr with CHACHA_PROVIDER_DEBUG: a failed load from a config
+ * file is otherwise silent unless config_diagnostics is on).
  */
-static void raise_impl_error(const char *prim, const char *name, const char *why,
+static void raise_impl_error(const CHACHA_PROV_CTX *pctx, const char *prim,
+                             const char *name, const char *why,
                              const char *usable)
 {
-    ERR_raise_data(ERR_LIB_PROV, PROV_R_INVALID_CONFIG_DATA,
-                   "%s implementation \"%s\" %s (this CPU runs: %s)", prim, name,
-                   strcmp(why, "unknown") == 0 ? "is unknown"
-                                               : "is not supported by this CPU",
-                   usable);
+    char msg[256];
+
+    snprintf(msg, sizeof(msg), "%s implementation \"%s\" %s (this CPU runs: %s)",
+             prim, name, strcmp(why, "unknown") == 0 ? "is unknown"
+                                                     : "is not supported by this CPU",
+             usable);
+    ERR_raise_data(ERR_LIB_PROV, PROV_R_INVALID_CONFIG_DATA, "%s", msg);
+    if (pctx->debug)
+        fprintf(stderr, "chacha-provider: load failed: %s\n", msg);
 }
 
 static int select_backends(CHACHA_PROV_CTX *pctx)
@@ -227,13 +234,13 @@ static int select_backends(CHACHA_PROV_CTX *pctx)
     pctx->chacha = chacha20_impl_select(cname, &why);
     if (pctx->chacha == NULL) {
         usable_names(names, sizeof(names), 0);
-        raise_impl_error("chacha20", cname, why, names);
+        raise_impl_error(pctx, "chacha20", cname, why, names);
         return 0;
     }
     pctx->poly = poly1305_impl_select(pname, &why);
     if (pctx->poly == NULL) {
         usable_names(names, sizeof(names), 1);
-        raise_impl_error("poly1305", pname, why, names);
+        raise_impl_error(pctx, "poly1305", pname, why, names);
         return 0;
     }
     return 1;
@@ -275,8 +282,6 @@ int OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
     dbg = getenv("CHACHA_PROVIDER_DEBUG");
     pctx->debug = dbg != NULL && *dbg != '\0' && strcmp(dbg, "0") != 0;
     if (!select_backends(pctx)) {
-        if (pctx->debug)
-            fprintf(stderr, "chacha-provider: load failed: requested backend not available\n");
         OPENSSL_free(pctx);
         return 0;
     }

@@ -99,6 +99,18 @@ CHACHA_PROVIDER_DISABLE=all CHACHA_PROVIDER_DEBUG=1 \
     -in "$tmp/pt" -out "$tmp/ct.nosimd" $ours 2>"$tmp/trace"
 check "no SIMD features: auto picks portable" grep -q "chacha20=portable" "$tmp/trace"
 check "no SIMD features: same bytes" cmp "$tmp/ct.nosimd" "$tmp/ct"
+# the same choice from the provider's config section (impl = ...)
+sed 's/^# impl = auto.*/impl = portable/' "$srcdir/chacha-provider.cnf" >"$tmp/portable.cnf"
+OPENSSL_CONF="$tmp/portable.cnf" CHACHA_PROVIDER_DEBUG=1 \
+    $OPENSSL enc -chacha20 -K "$key" -iv 00000000000000000000000000000000 \
+    -in "$tmp/pt" -out "$tmp/ct.cnf" 2>"$tmp/trace"
+check "config key impl = portable: loads and runs it" grep -q "chacha20=portable" "$tmp/trace"
+check "config key impl = portable: same bytes" cmp "$tmp/ct.cnf" "$tmp/ct"
+sed 's/^# impl = auto.*/impl = no-such-impl/' "$srcdir/chacha-provider.cnf" >"$tmp/bad.cnf"
+OPENSSL_CONF="$tmp/bad.cnf" CHACHA_PROVIDER_DEBUG=1 $OPENSSL list -providers >"$tmp/o" 2>&1
+check "config key with an unknown backend: the load fails with a clear message" \
+    grep -q 'implementation "no-such-impl" is unknown' "$tmp/o"
+
 CHACHA_PROVIDER_IMPL=bogus $OPENSSL list -providers -provider chacha >"$tmp/o" 2>&1
 check "unknown backend name: load fails with a clear message" grep -q 'implementation "bogus" is unknown' "$tmp/o"
 
