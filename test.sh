@@ -23,6 +23,22 @@ count_logs() {
     failed=$((failed + $2))
 }
 
+# A job that runs a suite: its "N passed, N failed" lines add to the totals;
+# a non-zero exit with no failure counted counts as one failure.
+suite() {
+    name=$1; shift
+    log "$name"
+    before=$failed
+    "$@" >"$logdir/$name.log" 2>&1
+    rc=$?
+    grep -E '^(PASS|FAIL|ERROR|SKIP|===)' "$logdir/$name.log"
+    count_logs "$logdir/$name.log"
+    if [ $rc -ne 0 ]; then
+        [ $failed -eq $before ] && failed=$((failed + 1))
+        echo "FAIL - $name (exit $rc)"; tail -n 60 "$logdir/$name.log"
+    fi
+}
+
 # A job that is one check: runs the command, counts one pass or one fail.
 job() {
     name=$1; shift
@@ -36,6 +52,10 @@ job() {
 
 log "dependencies"
 scripts/install-deps test || { echo "0 passed, 1 failed"; exit 1; }
+# cross toolchains, qemu and ARM's libcrypto (this may upgrade the amd64
+# OpenSSL packages to the same version: done first, before anything builds)
+arm_ok=1
+bash .ci/arm-setup.sh >"$top/arm-setup.log" 2>&1 || { arm_ok=0; tail -20 "$top/arm-setup.log"; }
 
 log "build"
 if [ -f config.status ]; then
@@ -45,6 +65,7 @@ if [ -f config.status ]; then
 fi
 rm -rf "$build"
 mkdir -p "$logdir"
+mv "$top/arm-setup.log" "$logdir/" 2>/dev/null
 autoreconf -fi >"$logdir/autoreconf.log" 2>&1 &&
     (cd "$build" && ../configure --enable-werror >"$logdir/configure.log" 2>&1 &&
      make -j"$jobs" >"$logdir/make.log" 2>&1)
@@ -72,6 +93,14 @@ if [ $check_rc -ne 0 ]; then
 fi
 
 job distcheck sh -c "cd '$build' && make -j$jobs distcheck"
+
+# the same suite on ARM, cross-built and run under qemu
+if [ $arm_ok -eq 1 ]; then
+    suite arm-aarch64 sh .ci/arm-check.sh aarch64
+    suite arm-armv7 sh .ci/arm-check.sh armv7
+else
+    failed=$((failed + 1)); echo "FAIL - ARM setup (see arm-setup.log)"
+fi
 
 echo
 echo "$passed passed, $failed failed"

@@ -61,15 +61,20 @@ fi
 #    CRYPTO_LIBS="-L$S/usr/lib/arm-linux-gnueabihf -lcrypto" (S=/opt/armhf-openssl)
 #    and run with qemu-arm -L /usr/arm-linux-gnueabihf -E LD_LIBRARY_PATH=$S/usr/lib/arm-linux-gnueabihf.
 armhf_sysroot=/opt/armhf-openssl
-if [ "$want_armhf_ssl" = 1 ] && ! have_pkg libssl-dev:armhf \
-        && [ ! -e "$armhf_sysroot/usr/lib/arm-linux-gnueabihf/libcrypto.so" ]; then
+if [ "$want_armhf_ssl" = 1 ] && { { ! have_pkg libssl-dev:armhf \
+        && [ ! -e "$armhf_sysroot/usr/lib/arm-linux-gnueabihf/libcrypto.so" ]; } \
+        || [ ! -x "$armhf_sysroot/usr/bin/openssl" ]; }; then
     added=0
     has_arch armhf || { dpkg --add-architecture armhf; added=1; }
     if apt_update && install_missing libssl-dev:armhf; then
-        :
+        # the armhf openssl CLI, unpacked (as for arm64) for the CLI tests
+        d=$(mktemp -d) && chmod 755 "$d"
+        (cd "$d" && apt-get download -q "openssl:armhf=$(dpkg-query -W -f='${Version}' libssl3:armhf)") &&
+            dpkg -x "$d"/openssl_*_armhf.deb "$armhf_sysroot"
+        rm -rf "$d"
     else
         d=$(mktemp -d) && chmod 755 "$d"
-        if (cd "$d" && apt-get download -q libssl3:armhf libssl-dev:armhf); then
+        if (cd "$d" && apt-get download -q libssl3:armhf libssl-dev:armhf openssl:armhf); then
             rm -rf "$armhf_sysroot"
             for f in "$d"/*.deb; do dpkg -x "$f" "$armhf_sysroot"; done
             echo "arm-setup: libssl-dev:armhf not installable; unpacked into $armhf_sysroot" >&2

@@ -20,6 +20,7 @@
 
 #define PROV_PARAM_CHACHA20_IMPL "chacha20-impl"
 #define PROV_PARAM_POLY1305_IMPL "poly1305-impl"
+#define PROV_PARAM_AEAD_IMPL "chacha20-poly1305-impl"
 
 /* Upcalls taken from the core at init. */
 static OSSL_FUNC_core_get_params_fn *core_get_params;
@@ -41,11 +42,18 @@ void chacha_raise(const CHACHA_PROV_CTX *pctx, int reason, const char *fmt, ...)
     va_end(ap);
 }
 
+/* "avx2-fused", or "two-step" when ChaCha20 and Poly1305 run one after the other */
+static const char *aead_impl_name(const CHACHA_PROV_CTX *pctx)
+{
+    return pctx->fused != NULL ? "avx2-fused" : "two-step";
+}
+
 void chacha_trace_newctx(const CHACHA_PROV_CTX *pctx, const char *alg)
 {
     if (pctx->debug)
-        fprintf(stderr, "chacha-provider: new %s context (chacha20=%s, poly1305=%s)\n",
-                alg, pctx->chacha->name, pctx->poly->name);
+        fprintf(stderr, "chacha-provider: new %s context (chacha20=%s, poly1305=%s,"
+                " aead=%s)\n", alg, pctx->chacha->name, pctx->poly->name,
+                aead_impl_name(pctx));
 }
 
 static const OSSL_ALGORITHM chacha_ciphers[] = {
@@ -77,6 +85,7 @@ static const OSSL_PARAM chacha_gettable_params_list[] = {
     OSSL_PARAM_int(OSSL_PROV_PARAM_STATUS, NULL),
     OSSL_PARAM_utf8_ptr(PROV_PARAM_CHACHA20_IMPL, NULL, 0),
     OSSL_PARAM_utf8_ptr(PROV_PARAM_POLY1305_IMPL, NULL, 0),
+    OSSL_PARAM_utf8_ptr(PROV_PARAM_AEAD_IMPL, NULL, 0),
     OSSL_PARAM_END
 };
 
@@ -109,6 +118,9 @@ static int chacha_get_params(void *provctx, OSSL_PARAM params[])
         return 0;
     p = OSSL_PARAM_locate(params, PROV_PARAM_POLY1305_IMPL);
     if (p != NULL && !OSSL_PARAM_set_utf8_ptr(p, pctx->poly->name))
+        return 0;
+    p = OSSL_PARAM_locate(params, PROV_PARAM_AEAD_IMPL);
+    if (p != NULL && !OSSL_PARAM_set_utf8_ptr(p, aead_impl_name(pctx)))
         return 0;
     return 1;
 }
@@ -243,6 +255,7 @@ static int select_backends(CHACHA_PROV_CTX *pctx)
         raise_impl_error(pctx, "poly1305", pname, why, names);
         return 0;
     }
+    pctx->fused = chacha20_poly1305_impl_for(pctx->chacha, pctx->poly);
     return 1;
 }
 
@@ -286,8 +299,9 @@ int OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
         return 0;
     }
     if (pctx->debug)
-        fprintf(stderr, "chacha-provider: loaded %s, chacha20=%s poly1305=%s\n",
-                PACKAGE_VERSION, pctx->chacha->name, pctx->poly->name);
+        fprintf(stderr, "chacha-provider: loaded %s, chacha20=%s poly1305=%s aead=%s\n",
+                PACKAGE_VERSION, pctx->chacha->name, pctx->poly->name,
+                aead_impl_name(pctx));
     *out = chacha_provider_functions;
     *provctx = pctx;
     return 1;

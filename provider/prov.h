@@ -14,6 +14,7 @@ typedef struct {
     const OSSL_CORE_HANDLE *handle;
     const chacha20_impl *chacha;
     const poly1305_impl *poly;
+    const chacha20_poly1305_impl *fused;   /* NULL: AEAD in two steps */
     int debug;                 /* CHACHA_PROVIDER_DEBUG: trace to stderr */
 } CHACHA_PROV_CTX;
 

@@ -92,10 +92,10 @@ int tu_finish(void)
 
 int tu_init(const char *testname)
 {
-    const char *c20 = NULL, *p1305 = NULL, *name = NULL, *version = NULL,
+    const char *c20 = NULL, *aead = NULL, *p1305 = NULL, *name = NULL, *version = NULL,
                *buildinfo = NULL, *want;
     int status = -1;
-    OSSL_PARAM params[7];
+    OSSL_PARAM params[8];
 
     tu_name = testname;
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -123,14 +123,16 @@ int tu_init(const char *testname)
                                               (char **)&c20, 0);
     params[5] = OSSL_PARAM_construct_utf8_ptr("poly1305-impl",
                                               (char **)&p1305, 0);
-    params[6] = OSSL_PARAM_construct_end();
+    params[6] = OSSL_PARAM_construct_utf8_ptr("chacha20-poly1305-impl",
+                                              (char **)&aead, 0);
+    params[7] = OSSL_PARAM_construct_end();
     if (!TU_CHECK(OSSL_PROVIDER_get_params(tu_prov_ours, params),
                   "OSSL_PROVIDER_get_params"))
         return 0;
     printf("# provider: %s %s (%s) status=%d\n", name ? name : "?",
            version ? version : "?", buildinfo ? buildinfo : "?", status);
-    printf("# backend: chacha20=%s poly1305=%s\n", c20 ? c20 : "(none)",
-           p1305 ? p1305 : "(none)");
+    printf("# backend: chacha20=%s poly1305=%s aead=%s\n", c20 ? c20 : "(none)",
+           p1305 ? p1305 : "(none)", aead ? aead : "(none)");
     if (!TU_CHECK(status == 1, "provider status %d, want 1", status))
         return 0;
     if (!TU_CHECK(c20 != NULL && p1305 != NULL,

@@ -52,20 +52,14 @@ static const __m256i rot_masks[2] = {
       0x0605040702010003, 0x0e0d0c0f0a09080b }     /* rotate 8 */
 };
 
-/* the 20 rounds of the 8-block kernel (see CT_ASM_VROUNDS) */
-static inline __attribute__((always_inline))
-void y256_rounds_asm(__m256i out[16], const __m256i in[16])
-{
-    unsigned int n = 10;
-
-    __asm__ volatile(CT_ASM_VROUNDS
-        : [n] "+r"(n)
-        : [in] "r"(in), [out] "r"(out), [m] "r"(rot_masks)
-        : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",
-          "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14",
-          "xmm15", "cc", "memory");
-}
-#define CT_VROUNDS(out, in) y256_rounds_asm(out, in)
+/* the 20 rounds of the 8-block kernel, plus a scalar ninth block if scalar */
+#define CT_VROUNDS(st, scalar) \
+    do { \
+        if (scalar) \
+            CT_ASM_RUN(st, CT_S_); \
+        else \
+            CT_ASM_RUN(st, CT_N_); \
+    } while (0)
 
 /* 256-bit instantiation */
 #define CT_PFX y256
@@ -116,48 +110,155 @@ void emit_pair(uint8_t *dst, const uint8_t *src, size_t hi,
     STOREU256(dst + hi + 32, k3);
 }
 
-/* Eight vertical blocks from s[] to dst (see emit_pair for src). */
-static inline __attribute__((always_inline))
-void emit8(uint8_t *dst, const uint8_t *src, const __m256i r[16])
-{
-    int j;
+/*
+ * The eight vertical blocks of st (after y256_vrounds) to dst, xored with src
+ * (or plain keystream if src is NULL): bytes 0..31 of each block from word
+ * groups 0 and 1, then bytes 32..63 from groups 2 and 3. Unrolled by hand:
+ * gcc -O2 keeps the loops and spills the transposed rows.
+ */
+#define EMIT_ROW(j, h) \
+    do { \
+        size_t lo_ = 64 * (j) + 32 * (h), hi_ = lo_ + 256; \
+        __m256i k0_ = _mm256_permute2x128_si256(r[j], q[j], 0x20); \
+        __m256i k1_ = _mm256_permute2x128_si256(r[j], q[j], 0x31); \
+        if (src != NULL) { \
+            k0_ = _mm256_xor_si256(k0_, LOADU256(src + lo_)); \
+            k1_ = _mm256_xor_si256(k1_, LOADU256(src + hi_)); \
+        } \
+        STOREU256(dst + lo_, k0_); \
+        STOREU256(dst + hi_, k1_); \
+    } while (0)
+#define EMIT_HALF(h) \
+    do { \
+        y256_vgroup(r, st, 2 * (h)); \
+        y256_vgroup(q, st, 2 * (h) + 1); \
+        EMIT_ROW(0, h); EMIT_ROW(1, h); EMIT_ROW(2, h); EMIT_ROW(3, h); \
+    } while (0)
 
-    for (j = 0; j < 4; j++)
-        emit_pair(dst + 64 * j, src != NULL ? src + 64 * j : NULL, 256,
-                  r[4 * j], r[4 * j + 1], r[4 * j + 2], r[4 * j + 3]);
+static inline __attribute__((always_inline))
+void emit8(uint8_t *dst, const uint8_t *src, const y256_state *st)
+{
+    __m256i r[4], q[4];
+
+    EMIT_HALF(0);
+    EMIT_HALF(1);
 }
 
-/* 8 blocks per pass while at least 512 bytes remain, then one final pass. */
+/* keystream only, for a final partial pass (kept apart from the hot loop) */
+static __attribute__((noinline))
+void emit8_ks(uint8_t ks[512], const y256_state *st)
+{
+    emit8(ks, NULL, st);
+}
+
+/*
+ * The scalar block of st (after y256_vrounds(st, 1)) to dst, xored with src.
+ * Word by word: sx[] was just written by 32-bit stores, which wider loads
+ * could not forward from.
+ */
+static inline __attribute__((always_inline))
+void emit_scalar(uint8_t *dst, const uint8_t *src, const y256_state *st)
+{
+    uint32_t w;
+    int i;
+
+    for (i = 0; i < 16; i++) {
+        memcpy(&w, src + 4 * i, 4);
+        w ^= st->sx[i] + st->sin[i];
+        memcpy(dst + 4 * i, &w, 4);
+    }
+}
+
+static void chacha20_xor_short(uint8_t *out, const uint8_t *in, size_t len,
+                               const uint32_t key[8],
+                               const uint32_t counter[4]);
+
+static void wipe(void *p, size_t n)
+{
+    memset(p, 0, n);
+    __asm__ volatile("" : : "r"(p) : "memory");
+}
+
+/*
+ * Passes of 9 blocks (8 vector + 1 scalar on the GPRs) are off by default:
+ * on a quiet Zen 3 core they ran ~6% faster per block than passes of 8, but
+ * on the shared benchmark machine they were often ~20% slower (the integer
+ * pipes are not reliably idle). Build with -DCHACHA_AVX2_NINTH_BLOCK=1 to
+ * measure them.
+ */
+#ifndef CHACHA_AVX2_NINTH_BLOCK
+#define CHACHA_AVX2_NINTH_BLOCK 0
+#endif
+
+/*
+ * len > 384. With CHACHA_AVX2_NINTH_BLOCK, passes of 9 whole blocks while at
+ * least 9 remain, except that 961..1024 bytes go as two passes of 8; then
+ * passes of 8 (the last possibly partial) while more than 384 bytes remain,
+ * and the rest in rows (chacha20_xor_short).
+ */
 static void xor_8x(uint8_t *out, const uint8_t *in, size_t len,
                    const uint32_t key[8], const uint32_t counter[4])
 {
-    __m256i s[16], r[16];
+    _Alignas(32) y256_state st;
     _Alignas(32) uint8_t ks[512];
+    y256_state *p = &st;
+    uint32_t ctr = counter[0];
     int i;
 
-    s[0] = _mm256_set1_epi32(CT_SIGMA0);
-    s[1] = _mm256_set1_epi32(CT_SIGMA1);
-    s[2] = _mm256_set1_epi32(CT_SIGMA2);
-    s[3] = _mm256_set1_epi32(CT_SIGMA3);
+    st.in[0] = _mm256_set1_epi32(CT_SIGMA0);
+    st.in[1] = _mm256_set1_epi32(CT_SIGMA1);
+    st.in[2] = _mm256_set1_epi32(CT_SIGMA2);
+    st.in[3] = _mm256_set1_epi32(CT_SIGMA3);
     for (i = 0; i < 8; i++)
-        s[4 + i] = _mm256_set1_epi32((int)key[i]);
-    s[12] = _mm256_add_epi32(_mm256_set1_epi32((int)counter[0]),
-                             _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-    s[13] = _mm256_set1_epi32((int)counter[1]);
-    s[14] = _mm256_set1_epi32((int)counter[2]);
-    s[15] = _mm256_set1_epi32((int)counter[3]);
+        st.in[4 + i] = _mm256_set1_epi32((int)key[i]);
+    st.in[13] = _mm256_set1_epi32((int)counter[1]);
+    st.in[14] = _mm256_set1_epi32((int)counter[2]);
+    st.in[15] = _mm256_set1_epi32((int)counter[3]);
+    st.m[0] = rot_masks[0];
+    st.m[1] = rot_masks[1];
+    st.sin[0] = CT_SIGMA0;
+    st.sin[1] = CT_SIGMA1;
+    st.sin[2] = CT_SIGMA2;
+    st.sin[3] = CT_SIGMA3;
+    for (i = 0; i < 8; i++)
+        st.sin[4 + i] = key[i];
+    st.sin[13] = counter[1];
+    st.sin[14] = counter[2];
+    st.sin[15] = counter[3];
 
-    for (; len >= 512; len -= 512, in += 512, out += 512) {
-        y256_vblocks(r, s);
-        emit8(out, in, r);
-        s[12] = _mm256_add_epi32(s[12], _mm256_set1_epi32(8));
+    while (CHACHA_AVX2_NINTH_BLOCK && len >= 576
+           && (len <= 960 || len > 1024)) {
+        st.in[12] = _mm256_add_epi32(_mm256_set1_epi32((int)ctr),
+                                     _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+        st.sin[12] = ctr + 8;
+        y256_vrounds(p, 1);
+        emit8(out, in, p);
+        emit_scalar(out + 512, in + 512, p);
+        ctr += 9;
+        len -= 576;
+        in += 576;
+        out += 576;
+    }
+    while (len > 384) {
+        st.in[12] = _mm256_add_epi32(_mm256_set1_epi32((int)ctr),
+                                     _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+        y256_vrounds(p, 0);
+        if (len >= 512) {
+            emit8(out, in, p);
+        } else {
+            emit8_ks(ks, p);
+            ct_xor_tail(out, in, ks, len);
+            wipe(ks, sizeof(ks));
+        }
+        ctr += 8;
+        len -= len >= 512 ? 512 : len;
+        in += 512;
+        out += 512;
     }
     if (len > 0) {
-        y256_vblocks(r, s);
-        emit8(ks, NULL, r);
-        ct_xor_tail(out, in, ks, len);
-        memset(ks, 0, sizeof(ks));
-        __asm__ volatile("" : : "r"(ks) : "memory");
+        uint32_t c[4] = { ctr, counter[1], counter[2], counter[3] };
+
+        chacha20_xor_short(out, in, len, key, c);
     }
 }
 
@@ -232,34 +333,28 @@ static void xor_1(uint8_t *out, const uint8_t *in, size_t len,
     __asm__ volatile("" : : "r"(ks) : "memory");
 }
 
+/* 1..384 bytes */
+static void chacha20_xor_short(uint8_t *out, const uint8_t *in, size_t len,
+                               const uint32_t key[8],
+                               const uint32_t counter[4])
+{
+    if (len <= 64)
+        xor_1(out, in, len, key, counter);
+    else if (len <= 128)
+        xor_h256(out, in, len, key, counter, 1);
+    else if (len <= 256)
+        xor_h256(out, in, len, key, counter, 2);
+    else
+        xor_h256(out, in, len, key, counter, 3);
+}
+
 static void chacha20_xor_avx2(uint8_t *out, const uint8_t *in, size_t len,
                               const uint32_t key[8], const uint32_t counter[4])
 {
-    if (len <= 64) {
-        if (len > 0)
-            xor_1(out, in, len, key, counter);
-    } else if (len <= 128) {
-        xor_h256(out, in, len, key, counter, 1);
-    } else if (len <= 256) {
-        xor_h256(out, in, len, key, counter, 2);
-    } else if (len <= 384) {
-        xor_h256(out, in, len, key, counter, 3);
-    } else {
-        size_t full = len & ~(size_t)511, rest = len - full;
-
-        /* a short remainder is cheaper in rows than in a whole 8-block pass */
-        if (full == 0 || rest > 384 || rest == 0) {
-            xor_8x(out, in, len, key, counter);
-            return;
-        }
-        xor_8x(out, in, full, key, counter);
-        {
-            uint32_t ctr[4] = { counter[0] + (uint32_t)(full / 64), counter[1],
-                                counter[2], counter[3] };
-
-            chacha20_xor_avx2(out + full, in + full, rest, key, ctr);
-        }
-    }
+    if (len > 384)
+        xor_8x(out, in, len, key, counter);
+    else if (len > 0)
+        chacha20_xor_short(out, in, len, key, counter);
 }
 
 const chacha20_impl chacha20_avx2_impl = {

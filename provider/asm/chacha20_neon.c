@@ -3,7 +3,7 @@
  * ChaCha20 with Advanced SIMD (NEON) intrinsics, one source for AArch64 and for
  * 32-bit ARMv7 (built with -mfpu=neon; chosen only when the CPU reports NEON).
  *
- * Two layouts, both from one round macro:
+ * Two layouts, both built from one quarter-round step (STEP below):
  *  - vertical (AArch64 bulk): one vector per state word, one 32-bit lane per
  *    block, four blocks per 256-byte pass, no lane shuffles in the rounds;
  *  - rows (tails everywhere, ARMv7 bulk): one vector per state row, one to
@@ -264,6 +264,7 @@ static void chacha20_xor_neon(uint8_t *out, const uint8_t *in, size_t len,
         row[3] = vsetq_lane_u32(vgetq_lane_u32(ctr, 0), row[3], 0);
     }
 #else
+    /* ARMv7: 3-row passes (see the top of the file) */
     while (len > 192) {
         chacha20_neon_3rows(out, in, len, row);
         row[3] = vaddq_u32(row[3], vsetq_lane_u32(3, vdupq_n_u32(0), 0));

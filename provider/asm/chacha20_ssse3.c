@@ -32,20 +32,12 @@ static const __m128i rot_masks[2] = {
     { 0x0605040702010003, 0x0e0d0c0f0a09080b }     /* rotate 8 */
 };
 
-/* the 20 rounds of the 4-block kernel (see CT_ASM_VROUNDS) */
-static inline __attribute__((always_inline))
-void x128_rounds_asm(__m128i out[16], const __m128i in[16])
-{
-    unsigned int n = 10;
-
-    __asm__ volatile(CT_ASM_VROUNDS
-        : [n] "+r"(n)
-        : [in] "r"(in), [out] "r"(out), [m] "r"(rot_masks)
-        : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",
-          "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14",
-          "xmm15", "cc", "memory");
-}
-#define CT_VROUNDS(out, in) x128_rounds_asm(out, in)
+/* the 20 rounds of the 4-block kernel (no scalar block here) */
+#define CT_VROUNDS(st, scalar) \
+    do { \
+        (void)(scalar); \
+        CT_ASM_RUN(st, CT_N_); \
+    } while (0)
 
 #define CT_PFX x128
 #define CT_V __m128i
@@ -83,42 +75,57 @@ void emit_block(uint8_t *dst, const uint8_t *src,
     STOREU128(dst + 48, r3);
 }
 
+/* The four vertical blocks of st (after x128_vrounds) to dst, as emit_block. */
+static inline __attribute__((always_inline))
+void emit4(uint8_t *dst, const uint8_t *src, const x128_state *st)
+{
+    __m128i r[4][4];
+    int g, j;
+
+    for (g = 0; g < 4; g++)
+        x128_vgroup(r[g], st, g);
+    for (j = 0; j < 4; j++)
+        emit_block(dst + 64 * j, src != NULL ? src + 64 * j : NULL,
+                   r[0][j], r[1][j], r[2][j], r[3][j]);
+}
+
 /* 4 blocks per pass while at least 256 bytes remain, then one final pass. */
 static void xor_4x(uint8_t *out, const uint8_t *in, size_t len,
                    const uint32_t key[8], const uint32_t counter[4])
 {
-    __m128i s[16], r[16];
+    _Alignas(16) x128_state st;
     _Alignas(16) uint8_t ks[256];
-    int i, j;
+    x128_state *p = &st;
+    int i;
 
-    s[0] = _mm_set1_epi32(CT_SIGMA0);
-    s[1] = _mm_set1_epi32(CT_SIGMA1);
-    s[2] = _mm_set1_epi32(CT_SIGMA2);
-    s[3] = _mm_set1_epi32(CT_SIGMA3);
+    st.in[0] = _mm_set1_epi32(CT_SIGMA0);
+    st.in[1] = _mm_set1_epi32(CT_SIGMA1);
+    st.in[2] = _mm_set1_epi32(CT_SIGMA2);
+    st.in[3] = _mm_set1_epi32(CT_SIGMA3);
     for (i = 0; i < 8; i++)
-        s[4 + i] = _mm_set1_epi32((int)key[i]);
-    s[12] = _mm_add_epi32(_mm_set1_epi32((int)counter[0]),
-                          _mm_setr_epi32(0, 1, 2, 3));
-    s[13] = _mm_set1_epi32((int)counter[1]);
-    s[14] = _mm_set1_epi32((int)counter[2]);
-    s[15] = _mm_set1_epi32((int)counter[3]);
+        st.in[4 + i] = _mm_set1_epi32((int)key[i]);
+    st.in[12] = _mm_add_epi32(_mm_set1_epi32((int)counter[0]),
+                              _mm_setr_epi32(0, 1, 2, 3));
+    st.in[13] = _mm_set1_epi32((int)counter[1]);
+    st.in[14] = _mm_set1_epi32((int)counter[2]);
+    st.in[15] = _mm_set1_epi32((int)counter[3]);
+    st.m[0] = rot_masks[0];
+    st.m[1] = rot_masks[1];
 
     for (; len >= 256; len -= 256, in += 256, out += 256) {
-        x128_vblocks(r, s);
-        for (j = 0; j < 4; j++)
-            emit_block(out + 64 * j, in + 64 * j,
-                       r[4 * j], r[4 * j + 1], r[4 * j + 2], r[4 * j + 3]);
-        s[12] = _mm_add_epi32(s[12], _mm_set1_epi32(4));
+        x128_vrounds(p, 0);
+        emit4(out, in, p);
+        st.in[12] = _mm_add_epi32(st.in[12], _mm_set1_epi32(4));
     }
     if (len > 0) {
-        x128_vblocks(r, s);
-        for (j = 0; j < 4; j++)
-            emit_block(ks + 64 * j, NULL,
-                       r[4 * j], r[4 * j + 1], r[4 * j + 2], r[4 * j + 3]);
+        x128_vrounds(p, 0);
+        emit4(ks, NULL, p);
         ct_xor_tail(out, in, ks, len);
         memset(ks, 0, sizeof(ks));
         __asm__ volatile("" : : "r"(ks) : "memory");
     }
+    memset(&st, 0, sizeof(st));
+    __asm__ volatile("" : : "r"(&st) : "memory");
 }
 
 /* nsets (1..3) blocks in horizontal rows, 64 * (nsets - 1) < len <= 64 * nsets. */

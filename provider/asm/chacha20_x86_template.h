@@ -4,9 +4,10 @@
  * vector width. The including file defines the parameters below, includes this
  * header, and gets two kernels named after CT_PFX:
  *
- *   CT_PFX_vblocks: "vertical" layout, one state word per vector and one
- *       block per 32-bit lane (CT_LANES blocks at once), rows transposed back
- *       to block order at the end;
+ *   CT_PFX_vrounds, CT_PFX_vgroup: "vertical" layout, one state word per
+ *       vector and one block per 32-bit lane (CT_LANES blocks at once) in a
+ *       CT_PFX_state block, rounds and then rows transposed back to block
+ *       order, a group of four words at a time;
  *   CT_PFX_hrounds: "horizontal" layout, one state row per 128-bit lane, for
  *       1..3 independent block sets at once (short inputs and tails).
  *
@@ -20,14 +21,15 @@
  *   CT_ROTL(x, n)              rotate each lane left by n (shift pair)
  *   CT_SHUF(x, imm)            32-bit lane shuffle inside each 128-bit lane
  *   CT_UNPACK{LO,HI}{32,64}    interleaves inside each 128-bit lane
- *   CT_VROUNDS(out, in)        optional: the vertical rounds from
- *                              CT_ASM_VROUNDS instead of intrinsics
+ *   CT_VROUNDS(st, scalar)     optional: the vertical rounds from
+ *                              CT_ASM_RUN instead of intrinsics
  */
 
 #ifndef CHACHA20_X86_TEMPLATE_COMMON
 #define CHACHA20_X86_TEMPLATE_COMMON
 
 #include <stdint.h>
+#include <stddef.h>
 #include <string.h>
 #include <emmintrin.h>
 
@@ -95,11 +97,22 @@
  * rows take turns: two live in CT_CA/CT_CB, the other two in their out[]
  * slots. Each round spills the two c rows it is done with half-way through
  * and folds the reloads of the other two into their first c += d.
+ *
+ * Optionally (CT_ASM_RUN(st, CT_S_) rather than (st, CT_N_)) one more
+ * block runs on the general purpose registers, interleaved with the vector
+ * code: the vector rounds are latency bound (Zen 3: ~46 cycles per double
+ * round for xmm and ymm alike), so the integer pipes are idle and on a quiet
+ * core 9 blocks took ~1.06x the time of 8; see CHACHA_AVX2_NINTH_BLOCK. Its a, b and d words live in 12 GPRs; the c words stay in memory
+ * and one register (r14) carries c through each quarter-round.
+ *
+ * Everything is addressed from one pointer, operand [st], to a CT_FN(state)
+ * (see below), so that with the scalar block 13 GPRs are free for it:
+ *   in[16]   vector input words, out[16]  vector results (and c spill slots),
+ *   m[2]     byte-shuffle masks rotating lanes by 16 and by 8,
+ *   sin[16]  scalar input words, sx[16] scalar results, n loop counter.
  * The includer defines CT_AREG(i) (register name), CT_ASZ (vector bytes),
  * CT_AMOV (aligned move), VADD(d, s), VXOR(d, s), VSHUFB(d, mask operand),
- * VROTL(d, tmp, n) and CADD_SLOT(c, d, slot) (c = d + out[slot]), and passes
- * operands [n] (10), [in], [out] (aligned state arrays) and [m] (the rotate
- * masks: 16 at offset 0, 8 at offset CT_ASZ).
+ * VROTL(d, tmp, n) and CADD_SLOT(c, d, slot) (c = d + out[slot]).
  */
 #define CT_A0 CT_AREG(0)
 #define CT_A1 CT_AREG(1)
@@ -117,59 +130,139 @@
 #define CT_D1 CT_AREG(13)
 #define CT_D2 CT_AREG(14)
 #define CT_D3 CT_AREG(15)
-#define CT_SLOT(i) #i "*" CT_ASZ "(%[out])"
-#define CT_LOAD(r, i) CT_AMOV #i "*" CT_ASZ "(%[in]), " r "\n\t"
+/* byte offsets into the state block */
+#define CT_SLOT(i) "(16+" #i ")*" CT_ASZ "(%[st])"
+#define CT_M16 "32*" CT_ASZ "(%[st])"
+#define CT_M8 "33*" CT_ASZ "(%[st])"
+#define CT_SIN(i) "34*" CT_ASZ "+4*" #i "(%[st])"
+#define CT_SX(i) "34*" CT_ASZ "+64+4*" #i "(%[st])"
+#define CT_NCTR "34*" CT_ASZ "+128(%[st])"
+#define CT_LOAD(r, i) CT_AMOV #i "*" CT_ASZ "(%[st]), " r "\n\t"
 #define CT_STORE(r, i) CT_AMOV r ", " CT_SLOT(i) "\n\t"
 #define CT_STORE_C(i, j) CT_STORE(CT_CA, i) CT_STORE(CT_CB, j)
 /* a += b; d ^= a; d = rotl(d, 16 or 8) by byte shuffle m */
 #define CT_ROW_AD(a, b, d, m) VADD(a, b) VXOR(d, a) VSHUFB(d, m)
 /* CADD (c += d); b ^= c; b = rotl(b, n) through temporary t */
 #define CT_ROW_CB(b, c, t, n, CADD) CADD VXOR(b, c) VROTL(b, t, n)
-#define CT_M16 "(%[m])"
-#define CT_M8 CT_ASZ "(%[m])"
+
+/*
+ * Scalar words: a0..a3 eax ebx ecx edx, b0..b3 esi edi r8d r9d,
+ * d0..d3 r10d..r13d; c in sx[8..11], carried in r14d.
+ */
+#define CT_S_AD(a, b, d, n) \
+    "addl %%" b ", %%" a "\n\t" "xorl %%" a ", %%" d "\n\t" \
+    "roll $" #n ", %%" d "\n\t"
+#define CT_S_CB(b, d, n) \
+    "addl %%" d ", %%r14d\n\t" "xorl %%r14d, %%" b "\n\t" \
+    "roll $" #n ", %%" b "\n\t"
+#define CT_S_QR(a, b, c, d) \
+    "movl " CT_SX(c) ", %%r14d\n\t" \
+    CT_S_AD(a, b, d, 16) CT_S_CB(b, d, 12) \
+    CT_S_AD(a, b, d, 8) CT_S_CB(b, d, 7) \
+    "movl %%r14d, " CT_SX(c) "\n\t"
+#define CT_S_LD(r, i) "movl " CT_SIN(i) ", %%" r "\n\t"
+#define CT_S_ST(r, i) "movl %%" r ", " CT_SX(i) "\n\t"
+#define CT_S_CP(i) "movl " CT_SIN(i) ", %%r14d\n\t" "movl %%r14d, " CT_SX(i) "\n\t"
+#define CT_S_INIT \
+    CT_S_LD("eax", 0) CT_S_LD("ebx", 1) CT_S_LD("ecx", 2) CT_S_LD("edx", 3) \
+    CT_S_LD("esi", 4) CT_S_LD("edi", 5) CT_S_LD("r8d", 6) CT_S_LD("r9d", 7) \
+    CT_S_CP(8) CT_S_CP(9) CT_S_CP(10) CT_S_CP(11) \
+    CT_S_LD("r10d", 12) CT_S_LD("r11d", 13) CT_S_LD("r12d", 14) \
+    CT_S_LD("r13d", 15)
+#define CT_S_FINI \
+    CT_S_ST("eax", 0) CT_S_ST("ebx", 1) CT_S_ST("ecx", 2) CT_S_ST("edx", 3) \
+    CT_S_ST("esi", 4) CT_S_ST("edi", 5) CT_S_ST("r8d", 6) CT_S_ST("r9d", 7) \
+    CT_S_ST("r10d", 12) CT_S_ST("r11d", 13) CT_S_ST("r12d", 14) \
+    CT_S_ST("r13d", 15)
+#define CT_S_COL0 CT_S_QR("eax", "esi", 8, "r10d")
+#define CT_S_COL1 CT_S_QR("ebx", "edi", 9, "r11d")
+#define CT_S_COL2 CT_S_QR("ecx", "r8d", 10, "r12d")
+#define CT_S_COL3 CT_S_QR("edx", "r9d", 11, "r13d")
+#define CT_S_DIAG0 CT_S_QR("eax", "edi", 10, "r13d")
+#define CT_S_DIAG1 CT_S_QR("ebx", "r8d", 11, "r10d")
+#define CT_S_DIAG2 CT_S_QR("ecx", "r9d", 8, "r11d")
+#define CT_S_DIAG3 CT_S_QR("edx", "esi", 9, "r12d")
+/* the GPRs the scalar block uses, for the clobber list */
+#define CT_S_CLOBBERS "rax", "rbx", "rcx", "rdx", "rsi", "rdi", "r8", "r9", \
+    "r10", "r11", "r12", "r13", "r14",
+/* the same hooks without a scalar block */
+#define CT_N_INIT
+#define CT_N_FINI
+#define CT_N_COL0
+#define CT_N_COL1
+#define CT_N_COL2
+#define CT_N_COL3
+#define CT_N_DIAG0
+#define CT_N_DIAG1
+#define CT_N_DIAG2
+#define CT_N_DIAG3
+#define CT_N_CLOBBERS
+
 /*
  * One round, all four quarter-rounds advanced step by step: p and q have
  * their c rows in CT_CA/CT_CB on entry (spilled to slots cp, cq half-way),
  * u and v load theirs from slots cu, cv. On exit CT_CA/CT_CB again hold the
- * c rows of p and q.
+ * c rows of p and q. s0..s3 are the scalar quarter-rounds of the same round,
+ * one after each vector step.
  */
 #define CT_ASM_ROUND(ap, bp, dp, aq, bq, dq, cp, cq, \
-                     au, bu, du, av, bv, dv, cu, cv) \
+                     au, bu, du, av, bv, dv, cu, cv, s0, s1, s2, s3) \
     CT_ROW_AD(ap, bp, dp, CT_M16) CT_ROW_AD(aq, bq, dq, CT_M16) \
     CT_ROW_AD(au, bu, du, CT_M16) CT_ROW_AD(av, bv, dv, CT_M16) \
+    s0 \
     CT_ROW_CB(bp, CT_CA, CT_T0, 12, VADD(CT_CA, dp)) \
     CT_ROW_CB(bq, CT_CB, CT_T1, 12, VADD(CT_CB, dq)) \
     CT_STORE_C(cp, cq) \
     CT_ROW_CB(bu, CT_CA, CT_T0, 12, CADD_SLOT(CT_CA, du, cu)) \
     CT_ROW_CB(bv, CT_CB, CT_T1, 12, CADD_SLOT(CT_CB, dv, cv)) \
+    s1 \
     CT_ROW_AD(ap, bp, dp, CT_M8) CT_ROW_AD(aq, bq, dq, CT_M8) \
     CT_ROW_AD(au, bu, du, CT_M8) CT_ROW_AD(av, bv, dv, CT_M8) \
+    s2 \
     CT_ROW_CB(bu, CT_CA, CT_T0, 7, VADD(CT_CA, du)) \
     CT_ROW_CB(bv, CT_CB, CT_T1, 7, VADD(CT_CB, dv)) \
     CT_STORE_C(cu, cv) \
     CT_ROW_CB(bp, CT_CA, CT_T0, 7, CADD_SLOT(CT_CA, dp, cp)) \
-    CT_ROW_CB(bq, CT_CB, CT_T1, 7, CADD_SLOT(CT_CB, dq, cq))
+    CT_ROW_CB(bq, CT_CB, CT_T1, 7, CADD_SLOT(CT_CB, dq, cq)) \
+    s3
 
-#define CT_ASM_VROUNDS \
+#define CT_ASM_VROUNDS(S) \
     CT_LOAD(CT_A0, 0) CT_LOAD(CT_A1, 1) CT_LOAD(CT_A2, 2) CT_LOAD(CT_A3, 3) \
     CT_LOAD(CT_B0, 4) CT_LOAD(CT_B1, 5) CT_LOAD(CT_B2, 6) CT_LOAD(CT_B3, 7) \
     CT_LOAD(CT_CA, 8) CT_LOAD(CT_CB, 9) CT_LOAD(CT_T0, 10) CT_LOAD(CT_T1, 11) \
     CT_LOAD(CT_D0, 12) CT_LOAD(CT_D1, 13) CT_LOAD(CT_D2, 14) \
     CT_LOAD(CT_D3, 15) CT_STORE(CT_T0, 10) CT_STORE(CT_T1, 11) \
+    S##INIT \
+    "movl $10, " CT_NCTR "\n\t" \
     "1:\n\t" \
     /* columns (0,4,8,12) (1,5,9,13) | (2,6,10,14) (3,7,11,15) */ \
     CT_ASM_ROUND(CT_A0, CT_B0, CT_D0, CT_A1, CT_B1, CT_D1, 8, 9, \
-                 CT_A2, CT_B2, CT_D2, CT_A3, CT_B3, CT_D3, 10, 11) \
+                 CT_A2, CT_B2, CT_D2, CT_A3, CT_B3, CT_D3, 10, 11, \
+                 S##COL0, S##COL1, S##COL2, S##COL3) \
     /* diagonals (2,7,8,13) (3,4,9,14) | (0,5,10,15) (1,6,11,12) */ \
     CT_ASM_ROUND(CT_A2, CT_B3, CT_D1, CT_A3, CT_B0, CT_D2, 8, 9, \
-                 CT_A0, CT_B1, CT_D3, CT_A1, CT_B2, CT_D0, 10, 11) \
-    "dec %[n]\n\t" \
+                 CT_A0, CT_B1, CT_D3, CT_A1, CT_B2, CT_D0, 10, 11, \
+                 S##DIAG0, S##DIAG1, S##DIAG2, S##DIAG3) \
+    "decl " CT_NCTR "\n\t" \
     "jnz 1b\n\t" \
     CT_STORE(CT_A0, 0) CT_STORE(CT_A1, 1) CT_STORE(CT_A2, 2) \
     CT_STORE(CT_A3, 3) CT_STORE(CT_B0, 4) CT_STORE(CT_B1, 5) \
     CT_STORE(CT_B2, 6) CT_STORE(CT_B3, 7) CT_STORE_C(8, 9) \
     CT_STORE(CT_D0, 12) CT_STORE(CT_D1, 13) CT_STORE(CT_D2, 14) \
-    CT_STORE(CT_D3, 15)
+    CT_STORE(CT_D3, 15) S##FINI
+
+/*
+ * Run CT_ASM_VROUNDS on the state block at st: S is CT_S_ (with the scalar
+ * block) or CT_N_ (without).
+ */
+#define CT_ASM_RUN(st, S) \
+    __asm__ volatile(CT_ASM_VROUNDS(S) \
+        : [st] "+r"(st) \
+        : \
+        : S##CLOBBERS \
+          "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", \
+          "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", \
+          "xmm15", "cc", "memory")
 
 /*
  * dst[0..n) = src[0..n) ^ ks[0..n) for a final partial stretch, n < 512;
@@ -219,53 +312,71 @@ CT_INLINE void ct_xor_tail(uint8_t *dst, const uint8_t *src,
 #ifdef CT_PFX   /* without it, only the common part above */
 
 /*
- * Vertical kernel: s[] holds the 16 input words broadcast to every lane, with
- * lane i of s[12] = counter + i. Writes r[4 * j + g] = row g (bytes 16g..16g+15)
- * of the block in lane j of each 128-bit lane, j = 0..3 (for 256-bit vectors
- * the upper 128-bit lane holds block j + 4).
+ * State block of the vertical kernel (layout fixed by CT_ASM_VROUNDS): in[]
+ * holds the 16 input words broadcast to every lane, with lane i of in[12] =
+ * counter + i; m[] the rotate masks; sin[] the words of the scalar block, if
+ * any (its counter follows the last lane's).
  */
-CT_INLINE void CT_FN(vblocks)(CT_V r[16], const CT_V s[16])
-{
-    CT_V x0, x1, x2, x3, x4, x5, x6, x7, x8, x9, x10, x11, x12, x13, x14, x15;
-    CT_V t0, t1, t2, t3;
-#ifdef CT_VROUNDS
-    CT_V x[16];
+typedef struct {
+    CT_V in[16], out[16], m[2];
+    uint32_t sin[16], sx[16];
+    uint32_t n, pad[15];
+} CT_FN(state);
 
-    CT_VROUNDS(x, s);
-    x0 = x[0]; x1 = x[1]; x2 = x[2]; x3 = x[3];
-    x4 = x[4]; x5 = x[5]; x6 = x[6]; x7 = x[7];
-    x8 = x[8]; x9 = x[9]; x10 = x[10]; x11 = x[11];
-    x12 = x[12]; x13 = x[13]; x14 = x[14]; x15 = x[15];
+_Static_assert(offsetof(CT_FN(state), out) == 16 * sizeof(CT_V), "layout");
+_Static_assert(offsetof(CT_FN(state), sin) == 34 * sizeof(CT_V), "layout");
+_Static_assert(offsetof(CT_FN(state), sx) == 34 * sizeof(CT_V) + 64, "layout");
+_Static_assert(offsetof(CT_FN(state), n) == 34 * sizeof(CT_V) + 128, "layout");
+
+/*
+ * The 20 rounds of the vertical kernel, st->in to st->out, and if scalar
+ * (a constant; CT_VROUNDS only) of the scalar block, st->sin to st->sx, both
+ * without the feed-forward.
+ */
+CT_INLINE void CT_FN(vrounds)(CT_FN(state) *st, int scalar)
+{
+#ifdef CT_VROUNDS
+    CT_VROUNDS(st, scalar);
 #else
+    CT_V x0, x1, x2, x3, x4, x5, x6, x7, x8, x9, x10, x11, x12, x13, x14, x15;
     int i;
 
-    x0 = s[0]; x1 = s[1]; x2 = s[2]; x3 = s[3];
-    x4 = s[4]; x5 = s[5]; x6 = s[6]; x7 = s[7];
-    x8 = s[8]; x9 = s[9]; x10 = s[10]; x11 = s[11];
-    x12 = s[12]; x13 = s[13]; x14 = s[14]; x15 = s[15];
+    (void)scalar;   /* only the assembly has a scalar block */
+    x0 = st->in[0]; x1 = st->in[1]; x2 = st->in[2]; x3 = st->in[3];
+    x4 = st->in[4]; x5 = st->in[5]; x6 = st->in[6]; x7 = st->in[7];
+    x8 = st->in[8]; x9 = st->in[9]; x10 = st->in[10]; x11 = st->in[11];
+    x12 = st->in[12]; x13 = st->in[13]; x14 = st->in[14]; x15 = st->in[15];
     for (i = 0; i < 10; i++) {
         CT_QR4(x0, x4, x8, x12, x1, x5, x9, x13,
                x2, x6, x10, x14, x3, x7, x11, x15);
         CT_QR4(x0, x5, x10, x15, x1, x6, x11, x12,
                x2, x7, x8, x13, x3, x4, x9, x14);
     }
+    st->out[0] = x0; st->out[1] = x1; st->out[2] = x2; st->out[3] = x3;
+    st->out[4] = x4; st->out[5] = x5; st->out[6] = x6; st->out[7] = x7;
+    st->out[8] = x8; st->out[9] = x9; st->out[10] = x10; st->out[11] = x11;
+    st->out[12] = x12; st->out[13] = x13; st->out[14] = x14; st->out[15] = x15;
 #endif
+}
 
-    /* feed-forward, then a 4x4 transpose of each group of four words */
-#define CT_TRANSPOSE_GROUP(g, w0, w1, w2, w3) \
-    do { \
-        w0 = CT_ADD(w0, s[4 * (g) + 0]); w1 = CT_ADD(w1, s[4 * (g) + 1]); \
-        w2 = CT_ADD(w2, s[4 * (g) + 2]); w3 = CT_ADD(w3, s[4 * (g) + 3]); \
-        t0 = CT_UNPACKLO32(w0, w1); t1 = CT_UNPACKHI32(w0, w1); \
-        t2 = CT_UNPACKLO32(w2, w3); t3 = CT_UNPACKHI32(w2, w3); \
-        r[0 + (g)] = CT_UNPACKLO64(t0, t2); r[4 + (g)] = CT_UNPACKHI64(t0, t2); \
-        r[8 + (g)] = CT_UNPACKLO64(t1, t3); r[12 + (g)] = CT_UNPACKHI64(t1, t3); \
-    } while (0)
-    CT_TRANSPOSE_GROUP(0, x0, x1, x2, x3);
-    CT_TRANSPOSE_GROUP(1, x4, x5, x6, x7);
-    CT_TRANSPOSE_GROUP(2, x8, x9, x10, x11);
-    CT_TRANSPOSE_GROUP(3, x12, x13, x14, x15);
-#undef CT_TRANSPOSE_GROUP
+/*
+ * Feed-forward and 4x4 transpose of words 4g..4g+3 after vrounds: w[j] =
+ * row g (bytes 16g..16g+15) of the block in lane j of each 128-bit lane,
+ * j = 0..3 (for 256-bit vectors the upper 128-bit lane holds block j + 4).
+ */
+CT_INLINE void CT_FN(vgroup)(CT_V w[4], const CT_FN(state) *st, int g)
+{
+    CT_V w0 = CT_ADD(st->out[4 * g + 0], st->in[4 * g + 0]);
+    CT_V w1 = CT_ADD(st->out[4 * g + 1], st->in[4 * g + 1]);
+    CT_V w2 = CT_ADD(st->out[4 * g + 2], st->in[4 * g + 2]);
+    CT_V w3 = CT_ADD(st->out[4 * g + 3], st->in[4 * g + 3]);
+    CT_V t0 = CT_UNPACKLO32(w0, w1), t1 = CT_UNPACKHI32(w0, w1);
+    CT_V t2 = CT_UNPACKLO32(w2, w3), t3 = CT_UNPACKHI32(w2, w3);
+
+    w[0] = CT_UNPACKLO64(t0, t2);
+    w[1] = CT_UNPACKHI64(t0, t2);
+    w[2] = CT_UNPACKLO64(t1, t3);
+    w[3] = CT_UNPACKHI64(t1, t3);
 }
 
 /*

@@ -295,5 +295,5 @@ static void avx2_emit(poly1305_state *st, uint8_t mac[16])
 }
 
 const poly1305_impl poly1305_avx2_impl = {
-    "avx2", CHACHA_CAP_AVX2, avx2_init, avx2_blocks, avx2_emit
+    "avx2", CHACHA_CAP_AVX2, 1, avx2_init, avx2_blocks, avx2_emit
 };

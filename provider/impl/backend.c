@@ -15,6 +15,8 @@
 extern const chacha20_impl chacha20_avx2_impl;
 extern const chacha20_impl chacha20_ssse3_impl;
 extern const poly1305_impl poly1305_avx2_impl;
+# include "poly1305_r64.h"
+# include "chacha20_poly1305_avx2.h"
 #endif
 #if defined(CHACHA_HAVE_NEON)
 extern const chacha20_impl chacha20_neon_impl;
@@ -39,6 +41,35 @@ const poly1305_impl *const poly1305_impl_list[] = {
     &poly1305_portable_impl,
     NULL
 };
+
+#if defined(CHACHA_HAVE_X86_64_SIMD)
+/* 512 bytes: one stitched pass; shorter runs gain nothing from fusing */
+static const chacha20_poly1305_impl chacha20_poly1305_avx2_impl = {
+    "avx2", CHACHA_CAP_AVX2 | CHACHA_CAP_BMI2, &chacha20_avx2_impl,
+    &poly1305_avx2_impl, chacha20_poly1305_avx2_xor_mac, 512
+};
+#endif
+
+static const chacha20_poly1305_impl *const chacha20_poly1305_impl_list[] = {
+#if defined(CHACHA_HAVE_X86_64_SIMD)
+    &chacha20_poly1305_avx2_impl,
+#endif
+    NULL
+};
+
+const chacha20_poly1305_impl *chacha20_poly1305_impl_for(const chacha20_impl *c,
+                                                         const poly1305_impl *p)
+{
+    size_t i;
+
+    for (i = 0; chacha20_poly1305_impl_list[i] != NULL; i++) {
+        const chacha20_poly1305_impl *f = chacha20_poly1305_impl_list[i];
+
+        if (f->chacha == c && f->poly == p && p->r64_state && chacha_caps_ok(f->caps))
+            return f;
+    }
+    return NULL;
+}
 
 static CRYPTO_ONCE caps_once = CRYPTO_ONCE_STATIC_INIT;
 static unsigned int caps_value;

@@ -48,11 +48,40 @@ typedef struct {
 typedef struct {
     const char *name;          /* "portable", "scalar64", "avx2", "ifma", "neon" */
     unsigned int caps;         /* CHACHA_CAP_* bits the CPU must have */
+    /* 1 if the state begins with a struct poly1305_r64 (poly1305_r64.h) that
+       a fused AEAD kernel may advance in place */
+    int r64_state;
     void (*init)(poly1305_state *st, const uint8_t key[32]);
     void (*blocks)(poly1305_state *st, const uint8_t *in, size_t len,
                    uint32_t padbit);
     void (*emit)(poly1305_state *st, uint8_t mac[16]);
 } poly1305_impl;
+
+/*
+ * Fused ChaCha20-Poly1305 bulk kernels: encrypt or decrypt len bytes (a
+ * multiple of 64) from block counter[0] (no 32-bit wrap inside the call) and
+ * absorb the ciphertext into a radix-2^64 Poly1305 state as full blocks, in
+ * one pass. Used only when the active ChaCha20 and Poly1305 backends are the
+ * ones named here, so a forced backend is always what runs.
+ */
+struct poly1305_r64;
+typedef void chacha20_poly1305_xor_mac_fn(uint8_t *out, const uint8_t *in,
+                                          size_t len, const uint32_t key[8],
+                                          const uint32_t counter[4],
+                                          struct poly1305_r64 *mac, int enc);
+
+typedef struct {
+    const char *name;          /* "avx2" */
+    unsigned int caps;
+    const chacha20_impl *chacha;
+    const poly1305_impl *poly;
+    chacha20_poly1305_xor_mac_fn *xor_mac;
+    size_t min_len;            /* shorter runs take the two-step path */
+} chacha20_poly1305_impl;
+
+/* The fused kernel for this backend pair, or NULL (two steps then). */
+const chacha20_poly1305_impl *chacha20_poly1305_impl_for(const chacha20_impl *c,
+                                                         const poly1305_impl *p);
 
 /* CPU capability bits, detected once (thread-safe) by chacha_cpu_caps(). */
 #define CHACHA_CAP_SSSE3     (1u << 0)

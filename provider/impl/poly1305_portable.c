@@ -176,5 +176,11 @@ static void portable_emit(poly1305_state *st, uint8_t mac[16])
 #endif
 
 const poly1305_impl poly1305_portable_impl = {
-    "portable", 0, portable_init, portable_blocks, portable_emit
+    "portable", 0,
+#if defined(__SIZEOF_INT128__) && !defined(POLY1305_FORCE_32BIT)
+    1,
+#else
+    0,
+#endif
+    portable_init, portable_blocks, portable_emit
 };

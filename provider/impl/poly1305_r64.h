@@ -14,7 +14,7 @@
 typedef unsigned __int128 poly1305_u128;
 
 /* h = h[0] + 2^64 h[1] + 2^128 h[2], where h[2] holds only a few bits */
-typedef struct {
+typedef struct poly1305_r64 {
     uint64_t r[2];
     uint64_t s[2];
     uint64_t h[3];

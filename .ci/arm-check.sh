@@ -1,0 +1,75 @@
+#!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# Cross-builds the provider and its tests for ARM and runs the whole `make
+# check` suite under qemu-user with ARM's own libcrypto and `openssl`, once
+# per pinned configuration:
+#   aarch64: NEON on -cpu cortex-a53, NEON on -cpu max, portable on -cpu max
+#   armv7:   NEON on -cpu cortex-a7, portable on -cpu cortex-r5f (no NEON)
+# Needs .ci/arm-setup.sh first. Usage: .ci/arm-check.sh aarch64|armv7
+# The large random tests run fewer iterations under emulation; every vector
+# set runs in full.
+set -u
+arch=$1
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=$top/_ci/$arch
+S=/opt/armhf-openssl
+case $arch in
+aarch64)
+    host=aarch64-linux-gnu
+    emu="qemu-aarch64 -L /"
+    cli=/opt/arm64-openssl/usr/bin/openssl
+    set -- "neon cortex-a53" "neon max" "portable max"
+    ;;
+armv7)
+    host=arm-linux-gnueabihf
+    emu="qemu-arm -L /usr/arm-linux-gnueabihf -E LD_LIBRARY_PATH=$S/usr/lib/arm-linux-gnueabihf"
+    cli=$S/usr/bin/openssl
+    set -- "neon cortex-a7" "portable cortex-r5f"
+    ;;
+*)
+    echo "usage: $0 aarch64|armv7" >&2
+    exit 2
+    ;;
+esac
+
+rm -rf "$build"
+mkdir -p "$build"
+cd "$build" || exit 1
+if [ "$arch" = armv7 ] && [ -e "$S/usr/lib/arm-linux-gnueabihf/libcrypto.so" ] \
+        && ! dpkg-query -W libssl-dev:armhf >/dev/null 2>&1; then
+    # the armhf libcrypto unpacked by arm-setup.sh, not installed
+    "$top/configure" --host=$host --enable-werror PKG_CONFIG=/bin/false \
+        CRYPTO_CFLAGS="-I$S/usr/include -I$S/usr/include/arm-linux-gnueabihf" \
+        CRYPTO_LIBS="-L$S/usr/lib/arm-linux-gnueabihf -lcrypto" \
+        --with-modulesdir=/usr/lib/$host/ossl-modules >configure.log 2>&1
+else
+    "$top/configure" --host=$host --enable-werror >configure.log 2>&1
+fi || { tail -30 configure.log; echo "$arch build: 0 passed, 1 failed"; exit 1; }
+make -j2 >make.log 2>&1 && make -j2 check TESTS= >>make.log 2>&1 ||
+    { tail -30 make.log; echo "$arch build: 0 passed, 1 failed"; exit 1; }
+grep -E 'NEON' configure.log | tail -1
+$emu ./test/list_backends
+
+rc=0
+for run in "$@"; do
+    impl=${run% *}
+    cpu=${run#* }
+    echo "=== $arch: chacha20=$impl, qemu -cpu $cpu"
+    if [ -x "$cli" ] || [ -x "${cli%/openssl}/openssl" ]; then
+        openssl_cmd="$emu $cli"
+    else
+        openssl_cmd=false      # no ARM CLI: cli.sh reports its checks failing
+    fi
+    rm -f test/*.log test/*.trs test-suite.log
+    make check EMULATOR="$emu" QEMU_CPU=$cpu CHACHA_PROVIDER_IMPL=$impl \
+        OPENSSL="$openssl_cmd" CHACHA_TEST_ITERATIONS=300 >"check-$impl-$cpu.log" 2>&1 || rc=1
+    grep -E '^(PASS|FAIL|ERROR|SKIP):' "check-$impl-$cpu.log"
+    for f in test/*.log; do
+        grep -H -E '(# backend:|: [0-9]+ passed, [0-9]+ failed|^[0-9]+ passed, [0-9]+ failed)' "$f" |
+            sed "s|^test/|  $arch/$impl/$cpu: |"
+    done
+    for f in test/*.trs; do
+        grep -q -E '^:test-result: (FAIL|ERROR)' "$f" && { echo "--- ${f%.trs}.log"; tail -40 "${f%.trs}.log"; }
+    done
+done
+exit $rc

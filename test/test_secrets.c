@@ -1,0 +1,546 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Secrets hygiene. Before any other OpenSSL call this test installs its own
+ * allocator with CRYPTO_set_mem_functions(): every OPENSSL_malloc / zalloc /
+ * realloc / free of libcrypto and of the chacha module (which shares
+ * libcrypto with the test) goes through it, and a registry keeps every live
+ * block. On free -- and for realloc, on the block left behind -- the block
+ * is searched for the current secrets before it is released:
+ *   - the 32-byte key (and the previous key after a re-key),
+ *   - the Poly1305 one-time key of the message (first 32 bytes of ChaCha20
+ *     block 0 for the nonce, computed here independently), and its r and s
+ *     halves (r clamped),
+ *   - the keystream of the last block used (partial last block).
+ * A freed block that still holds one of them is a failure, reported with
+ * the allocation site. After a re-init with a new key, every live block is
+ * searched for the old key (it must be gone from the context); after an AEAD
+ * Final, for the message's one-time key.
+ *
+ * Scenarios: both ciphers, after key set, after encrypt/decrypt (in pieces,
+ * so the partial-block keystream cache is used), after EVP_CIPHER_CTX_copy,
+ * freed mid-message, TLS 1.2 records. Runs once per backend through
+ * test/run-backends. Links libtestutil + libcrypto; needs OPENSSL_MODULES.
+ */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <openssl/crypto.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+
+#include "testutil.h"
+
+/* ---- the allocator and its registry ------------------------------------ */
+
+typedef struct blk {
+    void *p;
+    size_t n;
+    const char *file;
+    int line;
+    struct blk *next;
+} blk;
+
+#define NBUCKET 65536
+static blk *buckets[NBUCKET];
+static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned long n_allocs, n_frees;
+
+typedef struct {
+    const char *name;
+    unsigned char v[64];
+    size_t len;
+} secret;
+
+#define MAXSECRETS 16
+static secret secrets[MAXSECRETS];
+static int n_secrets;
+static const char *scenario = "";
+static unsigned long violations;
+
+static size_t bucket_of(const void *p)
+{
+    return ((uintptr_t)p >> 4) % NBUCKET;
+}
+
+static const void *find_bytes(const unsigned char *h, size_t hn,
+                              const unsigned char *n, size_t nn)
+{
+    size_t i;
+
+    if (nn == 0 || hn < nn)
+        return NULL;
+    for (i = 0; i + nn <= hn; i++)
+        if (h[i] == n[0] && memcmp(h + i, n, nn) == 0)
+            return h + i;
+    return NULL;
+}
+
+/* Search one block for the armed secrets; report each hit. */
+static int inspect(const blk *b, const char *when)
+{
+    int i, hits = 0;
+
+    for (i = 0; i < n_secrets; i++) {
+        const unsigned char *at = find_bytes(b->p, b->n, secrets[i].v,
+                                             secrets[i].len);
+
+        if (at != NULL) {
+            printf("#   [%s] %s: block of %zu bytes from %s:%d holds the %s at"
+                   " offset %td\n", scenario, when, b->n,
+                   b->file ? b->file : "?", b->line, secrets[i].name,
+                   at - (const unsigned char *)b->p);
+            hits++;
+        }
+    }
+    return hits;
+}
+
+static void reg_add(void *p, size_t n, const char *file, int line)
+{
+    blk *b = malloc(sizeof(*b));
+
+    if (b == NULL)
+        abort();
+    b->p = p;
+    b->n = n;
+    b->file = file;
+    b->line = line;
+    pthread_mutex_lock(&reg_lock);
+    b->next = buckets[bucket_of(p)];
+    buckets[bucket_of(p)] = b;
+    n_allocs++;
+    pthread_mutex_unlock(&reg_lock);
+}
+
+/* Unlink p; returns the record (caller frees it) or NULL if unknown. */
+static blk *reg_take(void *p)
+{
+    blk **pp, *b;
+
+    pthread_mutex_lock(&reg_lock);
+    for (pp = &buckets[bucket_of(p)]; (b = *pp) != NULL; pp = &b->next)
+        if (b->p == p) {
+            *pp = b->next;
+            n_frees++;
+            break;
+        }
+    pthread_mutex_unlock(&reg_lock);
+    return b;
+}
+
+static void *t_malloc(size_t n, const char *file, int line)
+{
+    void *p = malloc(n ? n : 1);
+
+    if (p != NULL)
+        reg_add(p, n, file, line);
+    return p;
+}
+
+static void t_free(void *p, const char *file, int line)
+{
+    blk *b;
+
+    (void)file;
+    (void)line;
+    if (p == NULL)
+        return;
+    b = reg_take(p);
+    if (b != NULL) {
+        violations += inspect(b, "freed");
+        free(b);
+    }
+    free(p);
+}
+
+static void *t_realloc(void *p, size_t n, const char *file, int line)
+{
+    blk *b;
+    void *q;
+
+    if (p == NULL)
+        return t_malloc(n, file, line);
+    if (n == 0) {
+        t_free(p, file, line);
+        return NULL;
+    }
+    /* always move, so the block left behind is inspected like a free */
+    q = t_malloc(n, file, line);
+    if (q == NULL)
+        return NULL;
+    b = reg_take(p);
+    if (b != NULL) {
+        memcpy(q, p, b->n < n ? b->n : n);
+        violations += inspect(b, "left behind by realloc");
+        free(b);
+    }
+    free(p);
+    return q;
+}
+
+/* Search every live block (the contexts in use). */
+static int scan_live(const char *when)
+{
+    int hits = 0;
+    size_t i;
+    blk *b;
+
+    pthread_mutex_lock(&reg_lock);
+    for (i = 0; i < NBUCKET; i++)
+        for (b = buckets[i]; b != NULL; b = b->next)
+            hits += inspect(b, when);
+    pthread_mutex_unlock(&reg_lock);
+    return hits;
+}
+
+/* ---- independent ChaCha20 block (RFC 8439), for the expected secrets ---- */
+
+#define ROTL(v, n) (((v) << (n)) | ((v) >> (32 - (n))))
+#define QR(a, b, c, d) (a += b, d ^= a, d = ROTL(d, 16), c += d, b ^= c, \
+    b = ROTL(b, 12), a += b, d ^= a, d = ROTL(d, 8), c += d, b ^= c, b = ROTL(b, 7))
+
+static uint32_t le32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16
+           | (uint32_t)p[3] << 24;
+}
+
+/* block for key, 32-bit counter and 12-byte nonce */
+static void chacha_block(const unsigned char key[32], uint32_t ctr,
+                         const unsigned char nonce[12], unsigned char out[64])
+{
+    uint32_t s[16], x[16];
+    int i;
+
+    s[0] = 0x61707865; s[1] = 0x3320646e; s[2] = 0x79622d32; s[3] = 0x6b206574;
+    for (i = 0; i < 8; i++)
+        s[4 + i] = le32(key + 4 * i);
+    s[12] = ctr;
+    for (i = 0; i < 3; i++)
+        s[13 + i] = le32(nonce + 4 * i);
+    memcpy(x, s, sizeof(x));
+    for (i = 0; i < 10; i++) {
+        QR(x[0], x[4], x[8], x[12]); QR(x[1], x[5], x[9], x[13]);
+        QR(x[2], x[6], x[10], x[14]); QR(x[3], x[7], x[11], x[15]);
+        QR(x[0], x[5], x[10], x[15]); QR(x[1], x[6], x[11], x[12]);
+        QR(x[2], x[7], x[8], x[13]); QR(x[3], x[4], x[9], x[14]);
+    }
+    for (i = 0; i < 16; i++) {
+        uint32_t v = x[i] + s[i];
+
+        out[4 * i] = (unsigned char)v;
+        out[4 * i + 1] = (unsigned char)(v >> 8);
+        out[4 * i + 2] = (unsigned char)(v >> 16);
+        out[4 * i + 3] = (unsigned char)(v >> 24);
+    }
+}
+
+/* ---- scenarios ----------------------------------------------------------- */
+
+static unsigned char KEY1[32], KEY2[32], NONCE[12], IV16[16], PT[300];
+static EVP_CIPHER *c20, *aead;
+
+static void arm(const char *name, const void *v, size_t len)
+{
+    if (n_secrets < MAXSECRETS) {
+        secrets[n_secrets].name = name;
+        memcpy(secrets[n_secrets].v, v, len);
+        secrets[n_secrets].len = len;
+        n_secrets++;
+    }
+}
+
+static void begin(const char *name)
+{
+    scenario = name;
+    n_secrets = 0;
+}
+
+/* Arm the one-time key of (key, nonce): whole, r (clamped) and s. */
+static void arm_otk(const unsigned char key[32], const unsigned char nonce[12],
+                    const char *which)
+{
+    unsigned char blk0[64], r[16];
+    static char names[3][3][48];
+    static int slot;
+    char *n = names[slot % 3][0];
+
+    (void)n;
+    chacha_block(key, 0, nonce, blk0);
+    memcpy(r, blk0, 16);
+    r[3] &= 15; r[7] &= 15; r[11] &= 15; r[15] &= 15;
+    r[4] &= 252; r[8] &= 252; r[12] &= 252;
+    snprintf(names[slot % 3][0], 48, "%s one-time key", which);
+    snprintf(names[slot % 3][1], 48, "%s one-time key r (clamped)", which);
+    snprintf(names[slot % 3][2], 48, "%s one-time key s", which);
+    arm(names[slot % 3][0], blk0, 32);
+    arm(names[slot % 3][1], r, 16);
+    arm(names[slot % 3][2], blk0 + 16, 16);
+    slot++;
+}
+
+static int end(unsigned long before)
+{
+    int ok = TU_CHECK(violations == before, "[%s] secrets left in freed memory",
+                      scenario);
+
+    if (ok)
+        printf("#   [%s] ok: no freed block held a secret\n", scenario);
+    return ok;
+}
+
+static EVP_CIPHER_CTX *mk(const EVP_CIPHER *c, const unsigned char *key,
+                          const unsigned char *iv, int enc)
+{
+    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+
+    if (!TU_CHECK(ctx != NULL && EVP_CipherInit_ex2(ctx, c, key, iv, enc, NULL),
+                  "[%s] init", scenario)) {
+        EVP_CIPHER_CTX_free(ctx);
+        return NULL;
+    }
+    return ctx;
+}
+
+/* ChaCha20: 30 + 70 bytes from counter IV16[0..3] (the last block is partial,
+ * so its keystream sits in the context's cache while streaming) */
+static void c20_scenarios(void)
+{
+    unsigned char out[300], ks[64];
+    unsigned long v;
+    EVP_CIPHER_CTX *ctx, *dup;
+    int outl;
+    uint32_t c0 = le32(IV16);
+
+    chacha_block(KEY1, c0 + 1, IV16 + 4, ks);   /* bytes 64..127 */
+
+    begin("ChaCha20 after key set");
+    v = violations;
+    arm("key", KEY1, 32);
+    ctx = mk(c20, KEY1, IV16, 1);
+    EVP_CIPHER_CTX_free(ctx);
+    end(v);
+
+    begin("ChaCha20 after encrypt");
+    v = violations;
+    arm("key", KEY1, 32);
+    arm("last keystream block", ks, 64);
+    ctx = mk(c20, KEY1, IV16, 1);
+    EVP_EncryptUpdate(ctx, out, &outl, PT, 30);
+    EVP_EncryptUpdate(ctx, out + 30, &outl, PT + 30, 70);
+    EVP_CIPHER_CTX_free(ctx);
+    end(v);
+
+    begin("ChaCha20 after decrypt");
+    v = violations;
+    arm("key", KEY1, 32);
+    arm("last keystream block", ks, 64);
+    ctx = mk(c20, KEY1, IV16, 0);
+    EVP_DecryptUpdate(ctx, out, &outl, PT, 30);
+    EVP_DecryptUpdate(ctx, out + 30, &outl, PT + 30, 70);
+    EVP_DecryptFinal_ex(ctx, out, &outl);
+    EVP_CIPHER_CTX_free(ctx);
+    end(v);
+
+    begin("ChaCha20 after dup");
+    v = violations;
+    arm("key", KEY1, 32);
+    arm("last keystream block", ks, 64);
+    ctx = mk(c20, KEY1, IV16, 1);
+    dup = EVP_CIPHER_CTX_new();
+    EVP_EncryptUpdate(ctx, out, &outl, PT, 30);
+    EVP_EncryptUpdate(ctx, out + 30, &outl, PT + 30, 70);
+    TU_CHECK(EVP_CIPHER_CTX_copy(dup, ctx), "copy");
+    EVP_EncryptUpdate(dup, out, &outl, PT, 10);
+    EVP_CIPHER_CTX_free(ctx);
+    EVP_CIPHER_CTX_free(dup);
+    end(v);
+
+    begin("ChaCha20 re-key");
+    v = violations;
+    ctx = mk(c20, KEY1, IV16, 1);
+    EVP_EncryptUpdate(ctx, out, &outl, PT, 100);
+    EVP_EncryptInit_ex2(ctx, NULL, KEY2, NULL, NULL);
+    arm("old key (live, after re-key)", KEY1, 32);
+    TU_CHECK(scan_live("live after re-key") == 0,
+             "[%s] the old key is still in live memory", scenario);
+    n_secrets = 0;
+    arm("key", KEY2, 32);
+    EVP_CIPHER_CTX_free(ctx);
+    end(v);
+}
+
+/* ChaCha20-Poly1305 */
+static void aead_scenarios(void)
+{
+    unsigned char out[300], tag[16], ks[64], nonce2[12];
+    unsigned long v;
+    EVP_CIPHER_CTX *ctx, *dup;
+    int outl;
+
+    /* text starts at block 1: 100 bytes end in block 2 (partial) */
+    chacha_block(KEY1, 2, NONCE, ks);
+
+    begin("AEAD after key set");
+    v = violations;
+    arm("key", KEY1, 32);
+    ctx = mk(aead, KEY1, NONCE, 1);
+    EVP_CIPHER_CTX_free(ctx);
+    end(v);
+
+    begin("AEAD seal");
+    v = violations;
+    arm("key", KEY1, 32);
+    arm_otk(KEY1, NONCE, "message");
+    arm("last keystream block", ks, 64);
+    ctx = mk(aead, KEY1, NONCE, 1);
+    EVP_EncryptUpdate(ctx, NULL, &outl, PT, 20);
+    EVP_EncryptUpdate(ctx, out, &outl, PT, 30);
+    EVP_EncryptUpdate(ctx, out + 30, &outl, PT + 30, 70);
+    EVP_EncryptFinal_ex(ctx, out, &outl);
+    EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, 16, tag);
+    {
+        int n = n_secrets;
+
+        n_secrets = 0;
+        arm_otk(KEY1, NONCE, "finished message");
+        arm("finished message's last keystream block", ks, 64);
+        /*
+         * Information only: the context still holds the key, so what else
+         * it holds after Final adds no exposure (the cached keystream of a
+         * partial last block stays until the next IV or the free).
+         */
+        if (scan_live("live after Final (information only)") != 0)
+            printf("#   [%s] note: the above stays in the live context until "
+                   "the next IV or free (the key is there too)\n", scenario);
+        n_secrets = n;
+    }
+    EVP_CIPHER_CTX_free(ctx);
+    end(v);
+
+    begin("AEAD open");
+    v = violations;
+    arm("key", KEY1, 32);
+    arm_otk(KEY1, NONCE, "message");
+    arm("last keystream block", ks, 64);
+    ctx = mk(aead, KEY1, NONCE, 0);
+    EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, 16, tag);
+    EVP_DecryptUpdate(ctx, NULL, &outl, PT, 20);
+    memcpy(out + 100, out, 100);
+    EVP_DecryptUpdate(ctx, out, &outl, out + 100, 30);
+    EVP_DecryptUpdate(ctx, out + 30, &outl, out + 130, 70);
+    TU_CHECK(EVP_DecryptFinal_ex(ctx, out + 200, &outl) == 1
+             && memcmp(out, PT, 100) == 0, "[%s] round trip", scenario);
+    EVP_CIPHER_CTX_free(ctx);
+    end(v);
+
+    begin("AEAD dup mid-message");
+    v = violations;
+    arm("key", KEY1, 32);
+    arm_otk(KEY1, NONCE, "message");
+    arm("last keystream block", ks, 64);
+    ctx = mk(aead, KEY1, NONCE, 1);
+    dup = EVP_CIPHER_CTX_new();
+    EVP_EncryptUpdate(ctx, NULL, &outl, PT, 20);
+    EVP_EncryptUpdate(ctx, out, &outl, PT, 30);
+    EVP_EncryptUpdate(ctx, out + 30, &outl, PT + 30, 70);
+    TU_CHECK(EVP_CIPHER_CTX_copy(dup, ctx), "copy");
+    EVP_EncryptFinal_ex(dup, out, &outl);
+    EVP_CIPHER_CTX_free(ctx);              /* freed mid-message */
+    EVP_CIPHER_CTX_free(dup);
+    end(v);
+
+    begin("AEAD long message freed mid-way");
+    v = violations;
+    arm("key", KEY1, 32);
+    arm_otk(KEY1, NONCE, "message");
+    ctx = mk(aead, KEY1, NONCE, 1);
+    EVP_EncryptUpdate(ctx, NULL, &outl, PT, 100);  /* long AAD: MAC keyed */
+    EVP_EncryptUpdate(ctx, out, &outl, PT, 290);
+    EVP_CIPHER_CTX_free(ctx);
+    end(v);
+
+    begin("AEAD TLS 1.2 records");
+    v = violations;
+    arm("key", KEY1, 32);
+    {
+        unsigned char aad[13] = { 0, 0, 0, 0, 0, 0, 0, 9, 23, 3, 3, 0, 100 };
+        unsigned char seqnonce[12];
+        EVP_CIPHER_CTX *d;
+        int i;
+
+        memcpy(seqnonce, NONCE, 12);
+        for (i = 0; i < 8; i++)
+            seqnonce[4 + i] ^= aad[i];
+        arm_otk(KEY1, seqnonce, "record");
+        ctx = mk(aead, KEY1, NONCE, 1);
+        d = mk(aead, KEY1, NONCE, 0);
+        memcpy(out, PT, 100);
+        EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_TLS1_AAD, 13, aad);
+        EVP_EncryptUpdate(ctx, out, &outl, out, 116);
+        aad[12] = 116;
+        EVP_CIPHER_CTX_ctrl(d, EVP_CTRL_AEAD_TLS1_AAD, 13, aad);
+        TU_CHECK(EVP_DecryptUpdate(d, out, &outl, out, 116) == 1
+                 && memcmp(out, PT, 100) == 0, "[%s] record round trip", scenario);
+        EVP_CIPHER_CTX_free(ctx);
+        EVP_CIPHER_CTX_free(d);
+    }
+    end(v);
+
+    begin("AEAD re-key");
+    v = violations;
+    memcpy(nonce2, NONCE, 12);
+    nonce2[0] ^= 0x55;
+    ctx = mk(aead, KEY1, NONCE, 1);
+    EVP_EncryptUpdate(ctx, out, &outl, PT, 100);   /* message left open */
+    EVP_EncryptInit_ex2(ctx, NULL, KEY2, nonce2, NULL);
+    arm("old key (live, after re-key)", KEY1, 32);
+    arm_otk(KEY1, NONCE, "abandoned message");
+    TU_CHECK(scan_live("live after re-key") == 0,
+             "[%s] the old key or the abandoned message's one-time key is "
+             "still in live memory", scenario);
+    n_secrets = 0;
+    arm("key", KEY2, 32);
+    EVP_EncryptUpdate(ctx, out, &outl, PT, 10);
+    EVP_CIPHER_CTX_free(ctx);
+    end(v);
+}
+
+int main(void)
+{
+    size_t i;
+
+    /* first OpenSSL call of the process */
+    if (!CRYPTO_set_mem_functions(t_malloc, t_realloc, t_free)) {
+        printf("test_secrets: CRYPTO_set_mem_functions refused (allocations "
+               "already made)\ntest_secrets: 0 passed, 1 failed\n");
+        return 1;
+    }
+    for (i = 0; i < 32; i++) {
+        KEY1[i] = (unsigned char)(0xa0 + i);
+        KEY2[i] = (unsigned char)(0x3c ^ (i * 7));
+    }
+    for (i = 0; i < 12; i++)
+        NONCE[i] = (unsigned char)(0x70 + i);
+    for (i = 0; i < 16; i++)
+        IV16[i] = (unsigned char)(i < 4 ? (i == 0 ? 5 : 0) : 0x90 + i);
+    for (i = 0; i < sizeof(PT); i++)
+        PT[i] = (unsigned char)(i * 13 + 1);
+
+    if (!tu_init("test_secrets"))
+        return tu_finish();
+    c20 = tu_fetch_ours("ChaCha20");
+    aead = tu_fetch_ours("ChaCha20-Poly1305");
+    if (c20 == NULL || aead == NULL)
+        return tu_finish();
+    c20_scenarios();
+    aead_scenarios();
+    printf("# allocator: %lu allocations, %lu frees seen (module and libcrypto)\n",
+           n_allocs, n_frees);
+    TU_CHECK(n_allocs > 0 && n_frees > 0, "the custom allocator saw nothing");
+    EVP_CIPHER_free(c20);
+    EVP_CIPHER_free(aead);
+    return tu_finish();
+}

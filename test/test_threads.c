@@ -1,0 +1,309 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Threads: 8 worker threads encrypt and decrypt with their own contexts
+ * (both ciphers, random lengths and chunking), checking every ciphertext
+ * and tag against OpenSSL's default provider, on ciphers fetched once and
+ * shared; meanwhile 2 churn threads repeatedly create an OSSL_LIB_CTX, load
+ * the chacha provider into it (through a config file naming a backend, a
+ * different one each time, when CHACHA_PROVIDER_IMPL is not set), check the
+ * backend it reports, fetch and use ChaCha20-Poly1305, and free everything.
+ * Backend choice is per provider load, so each load must report what its
+ * config asked for while the workers keep theirs.
+ *
+ * Meant to run under ThreadSanitizer (test/sanitize.sh builds it with
+ * clang -fsanitize=thread, the module included). CHACHA_TEST_SECONDS
+ * (default 4) bounds the run. Links libtestutil + libcrypto + pthread.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <openssl/core_names.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/params.h>
+#include <openssl/provider.h>
+
+#include "testutil.h"
+
+#define WORKERS 8
+#define CHURNERS 2
+#define MAXLEN 4096
+
+static EVP_CIPHER *ours[2], *dflt[2];   /* [aead] */
+static volatile int stop;               /* written once by main */
+static pthread_mutex_t stop_lock = PTHREAD_MUTEX_INITIALIZER;
+static double seconds = 4;
+static const char *backends[8];
+static int n_backends;
+static char cnf_dir[256];
+static const char *forced;              /* CHACHA_PROVIDER_IMPL */
+
+typedef struct {
+    int id;
+    unsigned long ops, fails;
+    char msg[256];
+} job;
+
+static int should_stop(void)
+{
+    int s;
+
+    pthread_mutex_lock(&stop_lock);
+    s = stop;
+    pthread_mutex_unlock(&stop_lock);
+    return s;
+}
+
+static uint64_t sm64(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static void fill(uint64_t *s, unsigned char *p, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        p[i] = (unsigned char)sm64(s);
+}
+
+static void failf(job *j, const char *what)
+{
+    if (j->fails++ == 0)
+        snprintf(j->msg, sizeof(j->msg), "%s", what);
+}
+
+/* Encrypt len bytes in random pieces; returns 1 and the tag (AEAD) */
+static int seal(const EVP_CIPHER *c, int aead, const unsigned char *key,
+                const unsigned char *iv, const unsigned char *aad, size_t alen,
+                const unsigned char *in, size_t len, unsigned char *out,
+                unsigned char tag[16], uint64_t *rs, int enc)
+{
+    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+    size_t done = 0;
+    int outl, ok;
+
+    ok = ctx != NULL && EVP_CipherInit_ex2(ctx, c, key, iv, enc, NULL);
+    if (ok && aead && !enc)
+        ok = EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, 16, tag) > 0;
+    if (ok && aead && alen)
+        ok = EVP_CipherUpdate(ctx, NULL, &outl, aad, (int)alen);
+    while (ok && done < len) {
+        size_t n = 1 + sm64(rs) % (len - done);
+
+        ok = EVP_CipherUpdate(ctx, out + done, &outl, in + done, (int)n)
+             && (size_t)outl == n;
+        done += n;
+    }
+    if (ok)
+        ok = EVP_CipherFinal_ex(ctx, out + len, &outl);
+    if (ok && aead && enc)
+        ok = EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, 16, tag) > 0;
+    EVP_CIPHER_CTX_free(ctx);
+    return ok;
+}
+
+static void *worker(void *arg)
+{
+    job *j = arg;
+    uint64_t rs = 0x1234 + (uint64_t)j->id * 0x9e37;
+    static __thread unsigned char key[32], iv[16], aad[64], pt[MAXLEN],
+        ct[2][MAXLEN + 16], back[MAXLEN + 16], tag[2][16];
+
+    while (!should_stop()) {
+        int aead = (int)(sm64(&rs) & 1);
+        size_t len = sm64(&rs) % MAXLEN, alen = sm64(&rs) % 40;
+
+        fill(&rs, key, 32);
+        fill(&rs, iv, 16);
+        fill(&rs, aad, alen);
+        fill(&rs, pt, len);
+        if (!seal(ours[aead], aead, key, iv, aad, alen, pt, len, ct[0], tag[0], &rs, 1)
+            || !seal(dflt[aead], aead, key, iv, aad, alen, pt, len, ct[1], tag[1], &rs, 1)) {
+            failf(j, "seal failed");
+            continue;
+        }
+        if (memcmp(ct[0], ct[1], len) != 0 || (aead && memcmp(tag[0], tag[1], 16) != 0))
+            failf(j, aead ? "ChaCha20-Poly1305 differs from the default provider"
+                          : "ChaCha20 differs from the default provider");
+        if (!seal(ours[aead], aead, key, iv, aad, alen, ct[0], len, back, tag[0], &rs, 0)
+            || memcmp(back, pt, len) != 0)
+            failf(j, "round trip failed");
+        j->ops++;
+    }
+    return NULL;
+}
+
+/* Writes <dir>/impl-<name>.cnf loading chacha (impl = name) and default. */
+static int write_cnf(const char *name)
+{
+    char path[400];
+    FILE *f;
+
+    snprintf(path, sizeof(path), "%s/impl-%s.cnf", cnf_dir, name);
+    f = fopen(path, "w");
+    if (f == NULL)
+        return 0;
+    fprintf(f, "openssl_conf = openssl_init\n[openssl_init]\nproviders = provs\n"
+            "[provs]\nchacha = chacha_sect\ndefault = default_sect\n"
+            "[chacha_sect]\nactivate = 1\nimpl = %s\n"
+            "[default_sect]\nactivate = 1\n", name);
+    return fclose(f) == 0;
+}
+
+static void *churn(void *arg)
+{
+    job *j = arg;
+    static const unsigned char key[32] = { 1, 2, 3 }, iv[12] = { 4, 5, 6 };
+    unsigned char pt[300] = { 7 }, ct[316], tag[16], ref[316], reftag[16];
+    uint64_t rs = 99 + (uint64_t)j->id;
+    int i = j->id;
+
+    /* the reference, from the default provider in the shared libctx */
+    if (!seal(dflt[1], 1, key, iv, NULL, 0, pt, sizeof(pt), ref, reftag, &rs, 1)) {
+        failf(j, "reference seal failed");
+        return NULL;
+    }
+    while (!should_stop()) {
+        OSSL_LIB_CTX *lib = OSSL_LIB_CTX_new();
+        OSSL_PROVIDER *p = NULL;
+        EVP_CIPHER *c = NULL;
+        const char *want = forced, *got = NULL;
+        char path[400];
+        OSSL_PARAM params[2];
+
+        if (lib == NULL) {
+            failf(j, "OSSL_LIB_CTX_new");
+            break;
+        }
+        if (forced == NULL) {
+            want = backends[i++ % n_backends];
+            snprintf(path, sizeof(path), "%s/impl-%s.cnf", cnf_dir, want);
+            if (!OSSL_LIB_CTX_load_config(lib, path))
+                failf(j, "OSSL_LIB_CTX_load_config");
+            p = OSSL_PROVIDER_load(lib, "chacha");      /* a reference */
+        } else {
+            p = OSSL_PROVIDER_load(lib, "chacha");
+        }
+        if (p == NULL) {
+            failf(j, "loading chacha in a new libctx failed");
+        } else {
+            params[0] = OSSL_PARAM_construct_utf8_ptr("chacha20-impl", (char **)&got, 0);
+            params[1] = OSSL_PARAM_construct_end();
+            if (!OSSL_PROVIDER_get_params(p, params) || got == NULL
+                || (want != NULL && strcmp(want, "auto") != 0 && strcmp(got, want) != 0))
+                failf(j, "the new load reports another backend than asked");
+            c = EVP_CIPHER_fetch(lib, "ChaCha20-Poly1305", "provider=chacha");
+            if (c == NULL
+                || !seal(c, 1, key, iv, NULL, 0, pt, sizeof(pt), ct, tag, &rs, 1)
+                || memcmp(ct, ref, sizeof(pt)) != 0 || memcmp(tag, reftag, 16) != 0)
+                failf(j, "sealing in the churned libctx failed or differs");
+            EVP_CIPHER_free(c);
+            OSSL_PROVIDER_unload(p);
+        }
+        OSSL_LIB_CTX_free(lib);
+        ERR_clear_error();
+        j->ops++;
+    }
+    return NULL;
+}
+
+int main(void)
+{
+    pthread_t t[WORKERS + CHURNERS];
+    job jobs[WORKERS + CHURNERS];
+    const char *s = getenv("CHACHA_TEST_SECONDS");
+    char *list = NULL;
+    struct timespec ts;
+    int i, a;
+
+    if (s != NULL && atof(s) > 0)
+        seconds = atof(s);
+    forced = getenv("CHACHA_PROVIDER_IMPL");
+    if (forced != NULL && *forced == '\0')
+        forced = NULL;
+    if (!tu_init("test_threads"))
+        return tu_finish();
+    for (a = 0; a < 2; a++) {
+        ours[a] = tu_fetch_ours(a ? "ChaCha20-Poly1305" : "ChaCha20");
+        dflt[a] = tu_fetch_default(a ? "ChaCha20-Poly1305" : "ChaCha20");
+        if (ours[a] == NULL || dflt[a] == NULL)
+            return tu_finish();
+    }
+    /* per-load backends for the churn threads: every name the CPU runs */
+    if (forced == NULL) {
+        FILE *f;
+        char line[64];
+        const char *lb = getenv("LIST_BACKENDS");
+        char cmd[600];
+
+        snprintf(cnf_dir, sizeof(cnf_dir), "%s/chacha-threads.XXXXXX",
+                 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+        if (!TU_CHECK(mkdtemp(cnf_dir) != NULL, "mkdtemp"))
+            return tu_finish();
+        snprintf(cmd, sizeof(cmd), "%s chacha20", lb ? lb : "test/list_backends");
+        f = popen(cmd, "r");
+        while (f != NULL && n_backends < 7 && fgets(line, sizeof(line), f) != NULL) {
+            line[strcspn(line, "\n")] = '\0';
+            if (*line && write_cnf(line))
+                backends[n_backends++] = strdup(line);
+        }
+        if (f != NULL)
+            pclose(f);
+        if (n_backends == 0 && write_cnf("auto"))
+            backends[n_backends++] = "auto";
+        printf("# churn threads cycle the backends by config:");
+        for (i = 0; i < n_backends; i++)
+            printf(" %s", backends[i]);
+        printf("\n");
+    } else {
+        printf("# CHACHA_PROVIDER_IMPL=%s: every load uses it\n", forced);
+    }
+    (void)list;
+
+    memset(jobs, 0, sizeof(jobs));
+    for (i = 0; i < WORKERS + CHURNERS; i++) {
+        jobs[i].id = i;
+        if (!TU_CHECK(pthread_create(&t[i], NULL, i < WORKERS ? worker : churn,
+                                     &jobs[i]) == 0, "pthread_create"))
+            return tu_finish();
+    }
+    ts.tv_sec = (time_t)seconds;
+    ts.tv_nsec = (long)((seconds - (double)ts.tv_sec) * 1e9);
+    nanosleep(&ts, NULL);
+    pthread_mutex_lock(&stop_lock);
+    stop = 1;
+    pthread_mutex_unlock(&stop_lock);
+    for (i = 0; i < WORKERS + CHURNERS; i++) {
+        pthread_join(t[i], NULL);
+        printf("# %s %d: %lu operations%s%s\n", i < WORKERS ? "worker" : "churn",
+               jobs[i].id, jobs[i].ops, jobs[i].fails ? ", first failure: " : "",
+               jobs[i].msg);
+        TU_CHECK(jobs[i].fails == 0, "thread %d: %lu failures (%s)", i,
+                 jobs[i].fails, jobs[i].msg);
+        TU_CHECK(jobs[i].ops > 0, "thread %d did nothing", i);
+    }
+    if (forced == NULL) {
+        for (i = 0; i < n_backends; i++) {
+            char path[400];
+
+            snprintf(path, sizeof(path), "%s/impl-%s.cnf", cnf_dir, backends[i]);
+            remove(path);
+        }
+        rmdir(cnf_dir);
+    }
+    for (a = 0; a < 2; a++) {
+        EVP_CIPHER_free(ours[a]);
+        EVP_CIPHER_free(dflt[a]);
+    }
+    return tu_finish();
+}
