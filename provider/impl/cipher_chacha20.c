@@ -27,17 +27,11 @@ typedef struct {
 static OSSL_FUNC_cipher_newctx_fn chacha20_newctx;
 static OSSL_FUNC_cipher_freectx_fn chacha20_freectx;
 static OSSL_FUNC_cipher_dupctx_fn chacha20_dupctx;
-static OSSL_FUNC_cipher_encrypt_init_fn chacha20_einit;
-static OSSL_FUNC_cipher_decrypt_init_fn chacha20_dinit;
 static OSSL_FUNC_cipher_update_fn chacha20_update;
 static OSSL_FUNC_cipher_final_fn chacha20_final;
 static OSSL_FUNC_cipher_cipher_fn chacha20_cipher;
-static OSSL_FUNC_cipher_get_params_fn chacha20_get_params;
-static OSSL_FUNC_cipher_gettable_params_fn chacha20_gettable_params;
 static OSSL_FUNC_cipher_get_ctx_params_fn chacha20_get_ctx_params;
 static OSSL_FUNC_cipher_set_ctx_params_fn chacha20_set_ctx_params;
-static OSSL_FUNC_cipher_gettable_ctx_params_fn chacha20_gettable_ctx_params;
-static OSSL_FUNC_cipher_settable_ctx_params_fn chacha20_settable_ctx_params;
 
 static void *chacha20_newctx(void *provctx)
 {
@@ -92,20 +86,6 @@ static int chacha20_init(CHACHA20_CTX *ctx, const unsigned char *key,
     return chacha20_set_ctx_params(ctx, params);
 }
 
-static int chacha20_einit(void *vctx, const unsigned char *key, size_t keylen,
-                          const unsigned char *iv, size_t ivlen,
-                          const OSSL_PARAM params[])
-{
-    return chacha20_init(vctx, key, keylen, iv, ivlen, params, 1);
-}
-
-static int chacha20_dinit(void *vctx, const unsigned char *key, size_t keylen,
-                          const unsigned char *iv, size_t ivlen,
-                          const OSSL_PARAM params[])
-{
-    return chacha20_init(vctx, key, keylen, iv, ivlen, params, 0);
-}
-
 static int chacha20_update(void *vctx, unsigned char *out, size_t *outl,
                            size_t outsize, const unsigned char *in, size_t inl)
 {
@@ -156,16 +136,6 @@ static int chacha20_cipher(void *vctx, unsigned char *out, size_t *outl,
     return chacha20_update(vctx, out, outl, outsize, in, inl);
 }
 
-static int chacha20_get_params(OSSL_PARAM params[])
-{
-    return chacha_cipher_get_params(params, CHACHA20_IV_LEN, 0);
-}
-
-static const OSSL_PARAM *chacha20_gettable_params(void *provctx)
-{
-    return chacha_cipher_gettable_params(provctx);
-}
-
 static int chacha20_get_ctx_params(void *vctx, OSSL_PARAM params[])
 {
     CHACHA20_CTX *ctx = vctx;
@@ -209,42 +179,10 @@ static const OSSL_PARAM chacha20_known_gettable_ctx_params[] = {
     OSSL_PARAM_END
 };
 
-static const OSSL_PARAM *chacha20_gettable_ctx_params(void *vctx, void *provctx)
-{
-    (void)vctx;
-    (void)provctx;
-    return chacha20_known_gettable_ctx_params;
-}
-
 static const OSSL_PARAM chacha20_known_settable_ctx_params[] = {
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
     OSSL_PARAM_END
 };
 
-static const OSSL_PARAM *chacha20_settable_ctx_params(void *vctx, void *provctx)
-{
-    (void)vctx;
-    (void)provctx;
-    return chacha20_known_settable_ctx_params;
-}
-
-const OSSL_DISPATCH chacha_chacha20_functions[] = {
-    { OSSL_FUNC_CIPHER_NEWCTX, (void (*)(void))chacha20_newctx },
-    { OSSL_FUNC_CIPHER_FREECTX, (void (*)(void))chacha20_freectx },
-    { OSSL_FUNC_CIPHER_DUPCTX, (void (*)(void))chacha20_dupctx },
-    { OSSL_FUNC_CIPHER_ENCRYPT_INIT, (void (*)(void))chacha20_einit },
-    { OSSL_FUNC_CIPHER_DECRYPT_INIT, (void (*)(void))chacha20_dinit },
-    { OSSL_FUNC_CIPHER_UPDATE, (void (*)(void))chacha20_update },
-    { OSSL_FUNC_CIPHER_FINAL, (void (*)(void))chacha20_final },
-    { OSSL_FUNC_CIPHER_CIPHER, (void (*)(void))chacha20_cipher },
-    { OSSL_FUNC_CIPHER_GET_PARAMS, (void (*)(void))chacha20_get_params },
-    { OSSL_FUNC_CIPHER_GETTABLE_PARAMS, (void (*)(void))chacha20_gettable_params },
-    { OSSL_FUNC_CIPHER_GET_CTX_PARAMS, (void (*)(void))chacha20_get_ctx_params },
-    { OSSL_FUNC_CIPHER_GETTABLE_CTX_PARAMS,
-      (void (*)(void))chacha20_gettable_ctx_params },
-    { OSSL_FUNC_CIPHER_SET_CTX_PARAMS, (void (*)(void))chacha20_set_ctx_params },
-    { OSSL_FUNC_CIPHER_SETTABLE_CTX_PARAMS,
-      (void (*)(void))chacha20_settable_ctx_params },
-    { 0, NULL }
-};
+CHACHA_CIPHER_DISPATCH(chacha20, chacha_chacha20_functions, CHACHA20_IV_LEN, 0);

@@ -63,17 +63,11 @@ typedef struct {
 static OSSL_FUNC_cipher_newctx_fn aead_newctx;
 static OSSL_FUNC_cipher_freectx_fn aead_freectx;
 static OSSL_FUNC_cipher_dupctx_fn aead_dupctx;
-static OSSL_FUNC_cipher_encrypt_init_fn aead_einit;
-static OSSL_FUNC_cipher_decrypt_init_fn aead_dinit;
 static OSSL_FUNC_cipher_update_fn aead_update;
 static OSSL_FUNC_cipher_final_fn aead_final;
 static OSSL_FUNC_cipher_cipher_fn aead_cipher;
-static OSSL_FUNC_cipher_get_params_fn aead_get_params;
-static OSSL_FUNC_cipher_gettable_params_fn aead_gettable_params;
 static OSSL_FUNC_cipher_get_ctx_params_fn aead_get_ctx_params;
 static OSSL_FUNC_cipher_set_ctx_params_fn aead_set_ctx_params;
-static OSSL_FUNC_cipher_gettable_ctx_params_fn aead_gettable_ctx_params;
-static OSSL_FUNC_cipher_settable_ctx_params_fn aead_settable_ctx_params;
 
 static void *aead_newctx(void *provctx)
 {
@@ -154,20 +148,6 @@ static int aead_init(AEAD_CTX *ctx, const unsigned char *key, size_t keylen,
         aead_reset_message(ctx);
     /* the tag (or its length) survives re-inits, as evp_test relies on */
     return aead_set_ctx_params(ctx, params);
-}
-
-static int aead_einit(void *vctx, const unsigned char *key, size_t keylen,
-                      const unsigned char *iv, size_t ivlen,
-                      const OSSL_PARAM params[])
-{
-    return aead_init(vctx, key, keylen, iv, ivlen, params, 1);
-}
-
-static int aead_dinit(void *vctx, const unsigned char *key, size_t keylen,
-                      const unsigned char *iv, size_t ivlen,
-                      const OSSL_PARAM params[])
-{
-    return aead_init(vctx, key, keylen, iv, ivlen, params, 0);
 }
 
 /* Refuse to run without a key and nonce, or on a finished message. */
@@ -460,16 +440,6 @@ static int aead_cipher(void *vctx, unsigned char *out, size_t *outl,
     return aead_update(vctx, out, outl, outsize, in, inl);
 }
 
-static int aead_get_params(OSSL_PARAM params[])
-{
-    return chacha_cipher_get_params(params, AEAD_IV_LEN, 1);
-}
-
-static const OSSL_PARAM *aead_gettable_params(void *provctx)
-{
-    return chacha_cipher_gettable_params(provctx);
-}
-
 static int aead_get_tag(AEAD_CTX *ctx, OSSL_PARAM *p)
 {
     if (!ctx->enc) {
@@ -623,13 +593,6 @@ static const OSSL_PARAM aead_known_gettable_ctx_params[] = {
     OSSL_PARAM_END
 };
 
-static const OSSL_PARAM *aead_gettable_ctx_params(void *vctx, void *provctx)
-{
-    (void)vctx;
-    (void)provctx;
-    return aead_known_gettable_ctx_params;
-}
-
 static const OSSL_PARAM aead_known_settable_ctx_params[] = {
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
@@ -639,29 +602,4 @@ static const OSSL_PARAM aead_known_settable_ctx_params[] = {
     OSSL_PARAM_END
 };
 
-static const OSSL_PARAM *aead_settable_ctx_params(void *vctx, void *provctx)
-{
-    (void)vctx;
-    (void)provctx;
-    return aead_known_settable_ctx_params;
-}
-
-const OSSL_DISPATCH chacha_chacha20_poly1305_functions[] = {
-    { OSSL_FUNC_CIPHER_NEWCTX, (void (*)(void))aead_newctx },
-    { OSSL_FUNC_CIPHER_FREECTX, (void (*)(void))aead_freectx },
-    { OSSL_FUNC_CIPHER_DUPCTX, (void (*)(void))aead_dupctx },
-    { OSSL_FUNC_CIPHER_ENCRYPT_INIT, (void (*)(void))aead_einit },
-    { OSSL_FUNC_CIPHER_DECRYPT_INIT, (void (*)(void))aead_dinit },
-    { OSSL_FUNC_CIPHER_UPDATE, (void (*)(void))aead_update },
-    { OSSL_FUNC_CIPHER_FINAL, (void (*)(void))aead_final },
-    { OSSL_FUNC_CIPHER_CIPHER, (void (*)(void))aead_cipher },
-    { OSSL_FUNC_CIPHER_GET_PARAMS, (void (*)(void))aead_get_params },
-    { OSSL_FUNC_CIPHER_GETTABLE_PARAMS, (void (*)(void))aead_gettable_params },
-    { OSSL_FUNC_CIPHER_GET_CTX_PARAMS, (void (*)(void))aead_get_ctx_params },
-    { OSSL_FUNC_CIPHER_GETTABLE_CTX_PARAMS,
-      (void (*)(void))aead_gettable_ctx_params },
-    { OSSL_FUNC_CIPHER_SET_CTX_PARAMS, (void (*)(void))aead_set_ctx_params },
-    { OSSL_FUNC_CIPHER_SETTABLE_CTX_PARAMS,
-      (void (*)(void))aead_settable_ctx_params },
-    { 0, NULL }
-};
+CHACHA_CIPHER_DISPATCH(aead, chacha_chacha20_poly1305_functions, AEAD_IV_LEN, 1);

@@ -5,6 +5,7 @@
 
 #include <string.h>
 #include <openssl/core.h>
+#include <openssl/core_dispatch.h>
 #include <openssl/params.h>
 #include "../prov.h"
 
@@ -34,5 +35,67 @@ int chacha_get_fixed_length(OSSL_PARAM *p, size_t ivlen);
 
 /* Set an octet string or octet pointer parameter (both forms are asked for). */
 int chacha_set_octets(OSSL_PARAM *p, const void *data, size_t len);
+
+/*
+ * The boilerplate half of a cipher's dispatch table. A cipher file defines
+ * PREFIX_newctx, _freectx, _dupctx, _init (the shared body of encrypt and
+ * decrypt init, with an enc flag), _update, _final, _cipher, _get_ctx_params,
+ * _set_ctx_params and the arrays PREFIX_known_gettable_ctx_params and
+ * PREFIX_known_settable_ctx_params; this macro adds the rest and the table.
+ */
+#define CHACHA_CIPHER_DISPATCH(prefix, table, ivlen, aead)                    \
+static OSSL_FUNC_cipher_encrypt_init_fn prefix##_einit;                      \
+static OSSL_FUNC_cipher_decrypt_init_fn prefix##_dinit;                      \
+static OSSL_FUNC_cipher_get_params_fn prefix##_get_params;                   \
+static OSSL_FUNC_cipher_gettable_ctx_params_fn prefix##_gettable_ctx_params; \
+static OSSL_FUNC_cipher_settable_ctx_params_fn prefix##_settable_ctx_params; \
+static int prefix##_einit(void *vctx, const unsigned char *key, size_t keylen, \
+                          const unsigned char *iv, size_t ivl,               \
+                          const OSSL_PARAM params[])                         \
+{                                                                            \
+    return prefix##_init(vctx, key, keylen, iv, ivl, params, 1);             \
+}                                                                            \
+static int prefix##_dinit(void *vctx, const unsigned char *key, size_t keylen, \
+                          const unsigned char *iv, size_t ivl,               \
+                          const OSSL_PARAM params[])                         \
+{                                                                            \
+    return prefix##_init(vctx, key, keylen, iv, ivl, params, 0);             \
+}                                                                            \
+static int prefix##_get_params(OSSL_PARAM params[])                          \
+{                                                                            \
+    return chacha_cipher_get_params(params, (ivlen), (aead));                \
+}                                                                            \
+static const OSSL_PARAM *prefix##_gettable_ctx_params(void *vctx, void *pc)  \
+{                                                                            \
+    (void)vctx;                                                              \
+    (void)pc;                                                                \
+    return prefix##_known_gettable_ctx_params;                               \
+}                                                                            \
+static const OSSL_PARAM *prefix##_settable_ctx_params(void *vctx, void *pc)  \
+{                                                                            \
+    (void)vctx;                                                              \
+    (void)pc;                                                                \
+    return prefix##_known_settable_ctx_params;                               \
+}                                                                            \
+const OSSL_DISPATCH table[] = {                                              \
+    { OSSL_FUNC_CIPHER_NEWCTX, (void (*)(void))prefix##_newctx },            \
+    { OSSL_FUNC_CIPHER_FREECTX, (void (*)(void))prefix##_freectx },          \
+    { OSSL_FUNC_CIPHER_DUPCTX, (void (*)(void))prefix##_dupctx },            \
+    { OSSL_FUNC_CIPHER_ENCRYPT_INIT, (void (*)(void))prefix##_einit },       \
+    { OSSL_FUNC_CIPHER_DECRYPT_INIT, (void (*)(void))prefix##_dinit },       \
+    { OSSL_FUNC_CIPHER_UPDATE, (void (*)(void))prefix##_update },            \
+    { OSSL_FUNC_CIPHER_FINAL, (void (*)(void))prefix##_final },              \
+    { OSSL_FUNC_CIPHER_CIPHER, (void (*)(void))prefix##_cipher },            \
+    { OSSL_FUNC_CIPHER_GET_PARAMS, (void (*)(void))prefix##_get_params },    \
+    { OSSL_FUNC_CIPHER_GETTABLE_PARAMS,                                      \
+      (void (*)(void))chacha_cipher_gettable_params },                       \
+    { OSSL_FUNC_CIPHER_GET_CTX_PARAMS, (void (*)(void))prefix##_get_ctx_params }, \
+    { OSSL_FUNC_CIPHER_GETTABLE_CTX_PARAMS,                                  \
+      (void (*)(void))prefix##_gettable_ctx_params },                        \
+    { OSSL_FUNC_CIPHER_SET_CTX_PARAMS, (void (*)(void))prefix##_set_ctx_params }, \
+    { OSSL_FUNC_CIPHER_SETTABLE_CTX_PARAMS,                                  \
+      (void (*)(void))prefix##_settable_ctx_params },                        \
+    { 0, NULL }                                                              \
+}
 
 #endif
