@@ -22,23 +22,17 @@
 #define PROV_PARAM_POLY1305_IMPL "poly1305-impl"
 #define PROV_PARAM_AEAD_IMPL "chacha20-poly1305-impl"
 
-/* Upcalls taken from the core at init. */
-static OSSL_FUNC_core_get_params_fn *core_get_params;
-static OSSL_FUNC_core_new_error_fn *core_new_error;
-static OSSL_FUNC_core_set_error_debug_fn *core_set_error_debug;
-static OSSL_FUNC_core_vset_error_fn *core_vset_error;
-
 void chacha_raise(const CHACHA_PROV_CTX *pctx, int reason, const char *fmt, ...)
 {
     va_list ap;
 
-    if (pctx == NULL || core_new_error == NULL || core_vset_error == NULL)
+    if (pctx == NULL || pctx->core_new_error == NULL || pctx->core_vset_error == NULL)
         return;
-    core_new_error(pctx->handle);
-    if (core_set_error_debug != NULL)
-        core_set_error_debug(pctx->handle, NULL, 0, NULL);
+    pctx->core_new_error(pctx->handle);
+    if (pctx->core_set_error_debug != NULL)
+        pctx->core_set_error_debug(pctx->handle, NULL, 0, NULL);
     va_start(ap, fmt);
-    core_vset_error(pctx->handle, (uint32_t)reason, fmt, ap);
+    pctx->core_vset_error(pctx->handle, (uint32_t)reason, fmt, ap);
     va_end(ap);
 }
 
@@ -170,28 +164,28 @@ static const OSSL_DISPATCH chacha_provider_functions[] = {
  * poly1305_impl =), else the widest the CPU runs. A name the CPU cannot run
  * fails the load: a forced path is never silently downgraded.
  */
-static const char *config_value(const OSSL_CORE_HANDLE *handle, const char *key)
+static const char *config_value(const CHACHA_PROV_CTX *pctx, const char *key)
 {
     const char *value = NULL;
     OSSL_PARAM params[2];
 
-    if (core_get_params == NULL)
+    if (pctx->core_get_params == NULL)
         return NULL;
     params[0] = OSSL_PARAM_construct_utf8_ptr(key, (char **)&value, 0);
     params[1] = OSSL_PARAM_construct_end();
-    if (!core_get_params(handle, params))
+    if (!pctx->core_get_params(pctx->handle, params))
         return NULL;
     return value;
 }
 
-static const char *choice(const OSSL_CORE_HANDLE *handle, const char *env,
+static const char *choice(const CHACHA_PROV_CTX *pctx, const char *env,
                           const char *key)
 {
     const char *v = getenv(env);
 
     if (v != NULL && *v != '\0')
         return v;
-    return config_value(handle, key);
+    return config_value(pctx, key);
 }
 
 /* "avx2 ssse3 portable": the names this CPU can run, for error messages. */
@@ -238,8 +232,8 @@ static void raise_impl_error(const CHACHA_PROV_CTX *pctx, const char *prim,
 static int select_backends(CHACHA_PROV_CTX *pctx)
 {
     char names[128];
-    const char *cname = choice(pctx->handle, "CHACHA_PROVIDER_IMPL", "impl");
-    const char *pname = choice(pctx->handle, "CHACHA_PROVIDER_POLY1305_IMPL",
+    const char *cname = choice(pctx, "CHACHA_PROVIDER_IMPL", "impl");
+    const char *pname = choice(pctx, "CHACHA_PROVIDER_POLY1305_IMPL",
                                "poly1305_impl");
     const char *why;
 
@@ -266,31 +260,30 @@ OPENSSL_EXPORT int OSSL_provider_init(const OSSL_CORE_HANDLE *handle,
 int OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
                        const OSSL_DISPATCH **out, void **provctx)
 {
-    CHACHA_PROV_CTX *pctx;
+    CHACHA_PROV_CTX *pctx = OPENSSL_zalloc(sizeof(*pctx));
     const char *dbg;
 
+    if (pctx == NULL)
+        return 0;
+    /* the upcalls live in the instance: loads in other threads never race */
     for (; in->function_id != 0; in++) {
         switch (in->function_id) {
         case OSSL_FUNC_CORE_GET_PARAMS:
-            core_get_params = OSSL_FUNC_core_get_params(in);
+            pctx->core_get_params = OSSL_FUNC_core_get_params(in);
             break;
         case OSSL_FUNC_CORE_NEW_ERROR:
-            core_new_error = OSSL_FUNC_core_new_error(in);
+            pctx->core_new_error = OSSL_FUNC_core_new_error(in);
             break;
         case OSSL_FUNC_CORE_SET_ERROR_DEBUG:
-            core_set_error_debug = OSSL_FUNC_core_set_error_debug(in);
+            pctx->core_set_error_debug = OSSL_FUNC_core_set_error_debug(in);
             break;
         case OSSL_FUNC_CORE_VSET_ERROR:
-            core_vset_error = OSSL_FUNC_core_vset_error(in);
+            pctx->core_vset_error = OSSL_FUNC_core_vset_error(in);
             break;
         default:
             break;
         }
     }
-
-    pctx = OPENSSL_zalloc(sizeof(*pctx));
-    if (pctx == NULL)
-        return 0;
     pctx->handle = handle;
     dbg = getenv("CHACHA_PROVIDER_DEBUG");
     pctx->debug = dbg != NULL && *dbg != '\0' && strcmp(dbg, "0") != 0;

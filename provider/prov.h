@@ -12,6 +12,10 @@
 /* One per loaded instance; the cipher contexts copy the backend pointers. */
 typedef struct {
     const OSSL_CORE_HANDLE *handle;
+    OSSL_FUNC_core_get_params_fn *core_get_params;
+    OSSL_FUNC_core_new_error_fn *core_new_error;
+    OSSL_FUNC_core_set_error_debug_fn *core_set_error_debug;
+    OSSL_FUNC_core_vset_error_fn *core_vset_error;
     const chacha20_impl *chacha;
     const poly1305_impl *poly;
     const chacha20_poly1305_impl *fused;   /* NULL: AEAD in two steps */

@@ -195,30 +195,29 @@ static void cores(void)
     uint32_t kw[8], ctr[4];
     size_t i, j;
 
+    for (j = 0; j < 8; j++)
+        kw[j] = chacha_load_le32(KEY + 4 * j);
+    ctr[0] = 1;
+    ctr[1] = chacha_load_le32(NONCE);
+    ctr[2] = chacha_load_le32(NONCE + 4);
+    ctr[3] = chacha_load_le32(NONCE + 8);
+    chacha20_portable_impl.xor_stream(out[1], PT, sizeof(PT), kw, ctr);
     for (i = 0; chacha20_impl_list[i] != NULL; i++) {
         const chacha20_impl *ci = chacha20_impl_list[i];
+        uint32_t skw[8], sctr[4];
 
         if (!chacha_caps_ok(ci->caps))
             continue;
-        for (j = 0; j < 8; j++)
-            kw[j] = chacha_load_le32(KEY + 4 * j);
-        ctr[0] = 1;
-        ctr[1] = chacha_load_le32(NONCE);
-        ctr[2] = chacha_load_le32(NONCE + 4);
-        ctr[3] = chacha_load_le32(NONCE + 8);
-        SECRET(kw, sizeof(kw));
-        SECRET(ctr + 1, 12);
+        memcpy(skw, kw, sizeof(kw));
+        memcpy(sctr, ctr, sizeof(ctr));
+        SECRET(skw, sizeof(skw));
+        SECRET(sctr + 1, 12);
         memcpy(out[0], PT, sizeof(PT));
         SECRET(out[0], sizeof(PT));
-        ci->xor_stream(out[0], out[0], sizeof(PT), kw, ctr);
+        ci->xor_stream(out[0], out[0], sizeof(PT), skw, sctr);
         PUBLIC(out[0], sizeof(PT));
-        if (i == 0 || ci == &chacha20_portable_impl) {
-            PUBLIC(kw, sizeof(kw));
-            PUBLIC(ctr, sizeof(ctr));
-            chacha20_portable_impl.xor_stream(out[1], PT, sizeof(PT), kw, ctr);
-        }
-        TU_CHECK(memcmp(out[0], out[1], sizeof(PT)) == 0 || ci != &chacha20_portable_impl,
-                 "chacha20 core %s", ci->name);
+        TU_CHECK(memcmp(out[0], out[1], sizeof(PT)) == 0, "chacha20 core %s",
+                 ci->name);
         printf("# core chacha20 %s: done\n", ci->name);
     }
     for (i = 0; poly1305_impl_list[i] != NULL; i++) {

@@ -1209,6 +1209,27 @@ static void seq_init_params(const EVP_CIPHER *c, const void *arg)
 /* ChaCha20 specifics                                                        */
 
 /* key-only re-init after `split` bytes: the partial block is kept */
+/*
+ * A block completed by pieces (32 + 32): OpenSSL has not stepped past it, so
+ * a key-only re-init restarts that same block with the new key.
+ */
+static void seq_c20_rekey_pieces(const EVP_CIPHER *c, const void *arg)
+{
+    const size_t *pieces = arg;
+    EVP_CIPHER_CTX *ctx = s_new();
+    unsigned char out[512] = { 0 };
+    size_t off = 0;
+
+    s_init(ctx, c, KEY1, IV16, 1, "key1+iv");
+    for (; *pieces != 0; pieces++) {
+        s_upd(ctx, out + off, PT + off, *pieces, 0, "piece");
+        off += *pieces;
+    }
+    s_init(ctx, NULL, KEY2, NULL, -1, "key2 only");
+    s_upd(ctx, out, PT, 100, 0, "after re-key 100");
+    EVP_CIPHER_CTX_free(ctx);
+}
+
 static void seq_c20_rekey(const EVP_CIPHER *c, const void *arg)
 {
     size_t split = *(const size_t *)arg;
@@ -2237,6 +2258,16 @@ int main(void)
         snprintf(name, sizeof(name), "ChaCha20 key-only re-init after %zu",
                  splits_c20[i]);
         parity(name, 0, seq_c20_rekey, &splits_c20[i], 1, NULL);
+    }
+    {
+        static const size_t p1[] = { 32, 32, 0 }, p2[] = { 1, 63, 64, 0 },
+                            p3[] = { 100, 28, 0 }, p4[] = { 10, 118, 5, 0 };
+        static const size_t *const pieces[] = { p1, p2, p3, p4 };
+
+        for (i = 0; i < 4; i++) {
+            snprintf(name, sizeof(name), "ChaCha20 key-only re-init after pieces #%d", i);
+            parity(name, 0, seq_c20_rekey_pieces, pieces[i], 1, NULL);
+        }
     }
     for (i = 0; i < (int)(sizeof(carries) / sizeof(carries[0])); i++) {
         snprintf(name, sizeof(name), "ChaCha20 carry ctr=%08x w1=%08x len=%zu",

@@ -41,11 +41,12 @@ void chacha20_stream_set_key(chacha20_stream *cs, const uint8_t key[32])
      * As OpenSSL: a key-only re-init in the middle of a block drops the rest
      * of that block and restarts it, at its first byte, with the new key.
      */
-    if (cs->partial != 0) {
+    if (cs->partial != 0 || cs->block_just_done) {
         if (cs->counter[0] == 0)
             cs->counter[1]--;           /* undo the carry into word 1 */
         cs->counter[0]--;
         cs->partial = 0;
+        cs->block_just_done = 0;
         if (cs->ks_valid)
             chacha_wipe(cs->ks, sizeof(cs->ks));
         cs->ks_valid = 0;
@@ -61,6 +62,7 @@ void chacha20_stream_set_iv(chacha20_stream *cs, const uint8_t iv[16])
     for (i = 0; i < 4; i++)
         cs->counter[i] = chacha_load_le32(iv + 4 * i);
     cs->partial = 0;
+    cs->block_just_done = 0;
     if (cs->ks_valid)
         chacha_wipe(cs->ks, sizeof(cs->ks));
     cs->ks_valid = 0;
@@ -112,6 +114,7 @@ void chacha20_stream_xor(chacha20_stream *cs, uint8_t *out, const uint8_t *in,
 
     if (len == 0)
         return;
+    cs->block_just_done = 0;
     if (cs->partial != 0) {
         if (!cs->ks_valid)
             load_partial_block(cs);
@@ -129,9 +132,11 @@ void chacha20_stream_xor(chacha20_stream *cs, uint8_t *out, const uint8_t *in,
         in += n;
         len -= n;
         streaming = 1;
+        if (len == 0) {
+            cs->block_just_done = cs->partial == 0;
+            return;
+        }
     }
-    if (len == 0)
-        return;
     tail = len & 63;
     if (!streaming || tail == 0) {
         /* one kernel call; a partial last block is made again if needed */

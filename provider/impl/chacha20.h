@@ -20,6 +20,12 @@ typedef struct {
      */
     unsigned int partial;
     unsigned int ks_valid;
+    /*
+     * The last call ended exactly at the end of a block it had started
+     * inside. OpenSSL has not stepped its counter past such a block yet, so
+     * a key-only re-init restarts it: see chacha20_stream_set_key().
+     */
+    unsigned int block_just_done;
     uint8_t ks[64];
     const chacha20_impl *impl;
 } chacha20_stream;

@@ -312,6 +312,7 @@ static int aead_tls_record(AEAD_CTX *ctx, unsigned char *out, size_t *outl,
     ctx->phase = PHASE_TLS_DONE;
     if (ctx->enc) {
         memcpy(out + plen, tag, AEAD_TAG_LEN);
+        memcpy(ctx->tag, tag, AEAD_TAG_LEN);   /* GET_TAG reads it, as OpenSSL */
         *outl = plen + AEAD_TAG_LEN;
     } else if (CRYPTO_memcmp(tag, in + plen, AEAD_TAG_LEN) != 0) {
         chacha_wipe(out, plen);
@@ -406,14 +407,12 @@ static int aead_process(AEAD_CTX *ctx, unsigned char *out, size_t *outl,
 static int aead_update(void *vctx, unsigned char *out, size_t *outl,
                        size_t outsize, const unsigned char *in, size_t inl)
 {
-    AEAD_CTX *ctx = vctx;
-
-    /* a zero-length update is a no-op (but not in TLS record mode) */
-    if (inl == 0 && ctx->tls_payload == NO_TLS_PAYLOAD) {
+    /* a zero-length update is a no-op, even with a TLS record pending */
+    if (inl == 0) {
         *outl = 0;
         return 1;
     }
-    return aead_process(ctx, out, outl, outsize, in, inl);
+    return aead_process(vctx, out, outl, outsize, in, inl);
 }
 
 static int aead_final(void *vctx, unsigned char *out, size_t *outl,
@@ -433,11 +432,18 @@ static int aead_final(void *vctx, unsigned char *out, size_t *outl,
 static int aead_cipher(void *vctx, unsigned char *out, size_t *outl,
                        size_t outsize, const unsigned char *in, size_t inl)
 {
+    AEAD_CTX *ctx = vctx;
+
     if (in == NULL) {
         *outl = 0;
-        return aead_do_final(vctx);
+        return aead_do_final(ctx);
     }
-    return aead_update(vctx, out, outl, outsize, in, inl);
+    /* OpenSSL runs a pending TLS record even on zero bytes (and fails it) */
+    if (inl == 0 && ctx->tls_payload == NO_TLS_PAYLOAD) {
+        *outl = 0;
+        return 1;
+    }
+    return aead_process(ctx, out, outl, outsize, in, inl);
 }
 
 static int aead_get_tag(AEAD_CTX *ctx, OSSL_PARAM *p)
