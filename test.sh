@@ -56,6 +56,11 @@ scripts/install-deps test || { echo "0 passed, 1 failed"; exit 1; }
 # OpenSSL packages to the same version: done first, before anything builds)
 arm_ok=1
 bash .ci/arm-setup.sh >"$top/arm-setup.log" 2>&1 || { arm_ok=0; tail -20 "$top/arm-setup.log"; }
+# TLS peers (GnuTLS, nginx, curl) and OpenSSL 3.5 LTS, unpacked, not installed
+export OPENSSL35_DIR="${OPENSSL35_DIR:-$HOME/openssl-3.5}"
+tls_ok=1
+{ bash .ci/tls-deps.sh && bash .ci/tls-deps.sh openssl35 "$OPENSSL35_DIR"; } \
+    >"$top/tls-deps.log" 2>&1 || { tls_ok=0; tail -20 "$top/tls-deps.log"; }
 
 log "build"
 if [ -f config.status ]; then
@@ -65,7 +70,7 @@ if [ -f config.status ]; then
 fi
 rm -rf "$build"
 mkdir -p "$logdir"
-mv "$top/arm-setup.log" "$logdir/" 2>/dev/null
+mv "$top/arm-setup.log" "$top/tls-deps.log" "$logdir/" 2>/dev/null
 autoreconf -fi >"$logdir/autoreconf.log" 2>&1 &&
     (cd "$build" && ../configure --enable-werror >"$logdir/configure.log" 2>&1 &&
      make -j"$jobs" >"$logdir/make.log" 2>&1)
@@ -74,7 +79,8 @@ if [ $? -ne 0 ]; then
     echo "0 passed, 1 failed"
     exit 1
 fi
-"$build/test/list_backends" | sed 's/^/backend: /'
+(cd "$build" && make test/list_backends >/dev/null 2>&1) &&
+    "$build/test/list_backends" | sed 's/^/backend: /'
 
 log "make check"
 (cd "$build" && make -j"$jobs" check >"$logdir/check.log" 2>&1)
@@ -85,6 +91,12 @@ count_logs "$build"/test/*.log
 nores=$(grep -l -E '^:test-result: (FAIL|ERROR)' "$build"/test/*.trs 2>/dev/null | while read -r t; do
     grep -q ' passed, [0-9]* failed' "${t%.trs}.log" || echo x; done | wc -l)
 failed=$((failed + nores))
+# CI installs every tool the tests need: a skipped test here is a failure
+skipped=$(grep -c '^SKIP:' "$logdir/check.log")
+if [ "$skipped" -ne 0 ]; then
+    echo "FAIL - $skipped test(s) skipped on the host (tls deps ok: $tls_ok)"
+    failed=$((failed + skipped))
+fi
 if [ $check_rc -ne 0 ]; then
     for f in "$build"/test/*.log; do
         grep -q -E '^(FAIL|ERROR)' "${f%.log}.trs" 2>/dev/null && { echo "--- $f"; tail -n 60 "$f"; }
@@ -93,6 +105,11 @@ if [ $check_rc -ne 0 ]; then
 fi
 
 job distcheck sh -c "cd '$build' && make -j$jobs distcheck"
+
+# hardening: ASan+UBSan over the whole suite, TSan over the threads test,
+# a one-minute differential fuzz against the default provider
+suite sanitizers env SAN_BUILD="$build/asan" TSAN_BUILD="$build/tsan" JOBS=$jobs sh test/sanitize.sh
+suite fuzz-smoke env FUZZ_BUILD="$build/fuzz" FUZZ_CORPUS="$build/fuzz-corpus" sh fuzz/run-smoke.sh 60
 
 # the same suite on ARM, cross-built and run under qemu
 if [ $arm_ok -eq 1 ]; then

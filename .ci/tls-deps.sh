@@ -1,14 +1,47 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# Installs (idempotently, only what is missing) the external programs the TLS
-# interoperability tests use: gnutls-cli/gnutls-serv, nginx, curl.
-# Without them test/tls_gnutls.sh and test/tls_nginx.sh exit 77 (skip).
+# Dependencies of the TLS integration tests (test/tls_*.sh), idempotent:
+#
+#   .ci/tls-deps.sh                  install what is missing of gnutls-bin
+#                                    (gnutls-cli, gnutls-serv), nginx, curl
+#   .ci/tls-deps.sh openssl35 DIR    unpack OpenSSL 3.5 LTS (Debian 13's
+#                                    packages) into DIR for test/tls_openssl35.sh;
+#                                    nothing is installed, nothing done if
+#                                    DIR/usr/bin/openssl exists
+#
+# Without them test/tls_gnutls.sh, test/tls_nginx.sh and
+# test/tls_openssl35.sh exit 77 (skip).
 # nginx: Debian 12's nginx-light (a thin package on top of `nginx`) when the
-# archive has it, else `nginx`. The package's own service is kept from
-# starting (policy-rc.d) so nothing listens on port 80 afterwards.
+# archive has it, else `nginx`. The package's service is kept from starting
+# (policy-rc.d) so nothing is left listening on port 80.
 set -eu
+sudo=
+[ "$(id -u)" -eq 0 ] || sudo=sudo
+
+if [ "${1:-}" = openssl35 ]; then
+    dir=${2:?usage: $0 openssl35 DIR}
+    [ -x "$dir/usr/bin/openssl" ] && { echo "tls-deps: OpenSSL 3.5 already in $dir"; exit 0; }
+    src=/etc/apt/sources.list.d/debian.sources
+    [ -f "$src" ] || { echo "tls-deps: $src not found (a Debian 12 machine is expected)" >&2; exit 1; }
+    mkdir -p "$dir"
+    dir=$(cd "$dir" && pwd)
+    st=$(mktemp -d)
+    chmod 755 "$st"
+    mkdir -p "$st/lists/partial" "$st/cache/archives/partial"
+    sed -e 's/bookworm-updates//; s/bookworm/trixie/g' "$src" >"$st/trixie.sources"
+    set -- -o Dir::Etc::SourceList=/dev/null -o Dir::Etc::SourceParts="$st" \
+        -o Dir::State::Lists="$st/lists" -o Dir::Cache="$st/cache"
+    apt-get "$@" update -qq
+    (cd "$st" && apt-get "$@" download -qq libssl3t64 libssl-dev openssl libc6 libzstd1 zlib1g)
+    for f in "$st"/*.deb; do dpkg -x "$f" "$dir"; done
+    rm -rf "$st"
+    "$dir/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2" --library-path \
+        "$dir/usr/lib/x86_64-linux-gnu" "$dir/usr/bin/openssl" version
+    exit 0
+fi
+
 missing=
-command -v gnutls-cli >/dev/null 2>&1 && command -v gnutls-serv >/dev/null 2>&1 || missing="$missing gnutls-bin"
+{ command -v gnutls-cli && command -v gnutls-serv; } >/dev/null 2>&1 || missing="$missing gnutls-bin"
 command -v curl >/dev/null 2>&1 || missing="$missing curl"
 if ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ]; then
     if apt-cache policy nginx-light 2>/dev/null | grep -q 'Candidate: [0-9]'; then
@@ -20,8 +53,6 @@ fi
 [ -z "$missing" ] && { echo "tls-deps: nothing to install"; exit 0; }
 
 echo "tls-deps: installing:$missing"
-sudo=
-[ "$(id -u)" -eq 0 ] || sudo=sudo
 export DEBIAN_FRONTEND=noninteractive
 prc=/usr/sbin/policy-rc.d
 own_prc=
@@ -33,6 +64,6 @@ fi
 rc=0
 $sudo apt-get update -qq || rc=$?
 # shellcheck disable=SC2086
-[ $rc -eq 0 ] && { $sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null || rc=$?; }
-[ -n "$own_prc" ] && $sudo rm -f "$prc"
+[ $rc -ne 0 ] || $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null || rc=$?
+[ -z "$own_prc" ] || $sudo rm -f "$prc"
 exit $rc

@@ -141,10 +141,7 @@ typedef struct {
     size_t tag_len;
     int tls_armed;
     size_t tls_plen;
-    int tag_unknown;           /* KNOWN_TLS_TAG: GET_TAG after a TLS record */
     unsigned c20_pos;          /* ChaCha20: bytes into the current block */
-    int c20_filled;            /* KNOWN_C20_REKEY: last update ended a partial
-                                  block exactly at its 64th byte */
     uint8_t key[32], iv[16];
     /* buffers */
     uint8_t in[MAXDATA + SLACK], out[2][MAXDATA + 2 * SLACK];
@@ -351,22 +348,8 @@ static int both_init(const uint8_t *key, const uint8_t *iv, int enc,
         resync_after_failed_init();
         return 0;
     }
-    if (!S.aead && key != NULL && iv == NULL && S.c20_filled) {
-        /*
-         * KNOWN_C20_REKEY (provider bug, reported): after an update that ends
-         * a partial block exactly at byte 64, OpenSSL has not advanced the
-         * counter yet, so a key-only re-init restarts that block with the new
-         * key; ours continues with the next block.
-         */
-        if (strict)
-            fail("KNOWN_C20_REKEY: key-only re-init after a partial block was completed");
-        note("  -> known difference KNOWN_C20_REKEY: iv re-init of both");
-        for (i = 0; i < 2; i++)
-            rc[i] = EVP_CipherInit_ex2(S.c[i], NULL, NULL, S.iv, -1, NULL);
-        cmp_rc("KNOWN_C20_REKEY resync", rc[OURS], rc[DFLT]);
-    }
     if (iv != NULL)
-        S.c20_pos = 0, S.c20_filled = 0;
+        S.c20_pos = 0;
     if (enc != -1)
         S.enc = enc;
     if (key != NULL) {
@@ -447,9 +430,7 @@ static void op_fresh(reader *r)
     S.phase = PH_FRESH;
     S.tag_len = 0;
     S.tls_armed = 0;
-    S.tag_unknown = 0;
     S.c20_pos = 0;
-    S.c20_filled = 0;
     if (k)
         memcpy(S.key, k, 32);
     if (v)
@@ -531,22 +512,6 @@ static void do_update(reader *r, int aad, size_t len, int inplace, int api,
             src[i] = S.in + off;
         }
     }
-    /*
-     * KNOWN_TLS_ZERO: a zero-length call while TLS record mode is armed is a
-     * no-op returning 1 on the default, but ours runs its readiness checks.
-     */
-    if (S.aead && S.tls_armed && len == 0 && (dev = ready_deviation()) != NULL) {
-        if (strict)
-            fail("KNOWN_TLS_ZERO: zero-length update in TLS record mode (%s)", dev);
-        if (api)
-            rc[OURS] = EVP_Cipher(S.c[OURS], dst[OURS], src[OURS], 0);
-        else
-            rc[OURS] = EVP_CipherUpdate(S.c[OURS], dst[OURS], &outl[OURS],
-                                        src[OURS], 0);
-        deviation(r, dev, rc[OURS], api ? -1 : 0, api ? 0 : outl[OURS],
-                  sizeof(S.out[OURS]));
-        return;
-    }
     /* the deviation cases (zero-length calls are no-ops on both) */
     if (S.aead && len > 0) {
         dev = ready_deviation();
@@ -579,7 +544,6 @@ static void do_update(reader *r, int aad, size_t len, int inplace, int api,
     cmp_out(what, sizeof(S.out[OURS]));
     ERR_clear_error();
     if (!S.aead && len > 0 && (api ? rc[OURS] >= 0 : rc[OURS] == 1)) {
-        S.c20_filled = S.c20_pos != 0 && S.c20_pos + len == 64;
         S.c20_pos = (unsigned)((S.c20_pos + len) & 63);
     }
     if (S.aead && len > 0 && (api ? rc[OURS] >= 0 : rc[OURS] == 1)) {
@@ -676,11 +640,8 @@ static void do_final(reader *r, int api)
         fail("%s: outl ours %d, default %d", what, outl[OURS], outl[DFLT]);
     cmp_out(what, sizeof(S.out[OURS]));
     ERR_clear_error();
-    if (S.aead) {
+    if (S.aead)
         S.phase = PH_DONE;
-        if (S.enc && rc[OURS] == (api ? 0 : 1))
-            S.tag_unknown = 0;
-    }
 }
 
 static void op_tag(reader *r)
@@ -708,12 +669,7 @@ static void op_tag(reader *r)
             rc[i] = EVP_CIPHER_CTX_ctrl(S.c[i], EVP_CTRL_AEAD_GET_TAG, (int)len,
                                         tag[i]);
         cmp_rc("get tag", rc[OURS], rc[DFLT]);
-        if (S.tag_unknown && rc[OURS] > 0) {
-            /* KNOWN_TLS_TAG: the default returns the last TLS record's tag */
-            if (strict)
-                fail("KNOWN_TLS_TAG: GET_TAG after a TLS 1.2 encrypt record");
-            note("  -> known difference: tag after a TLS record not compared");
-        } else if (memcmp(tag[0], tag[1], 32) != 0) {
+        if (memcmp(tag[0], tag[1], 32) != 0) {
             hexdump("ours", tag[0], 32);
             hexdump("default", tag[1], 32);
             fail("get tag: tags differ");
@@ -814,17 +770,23 @@ static void tls_process(reader *r, int api, size_t inl, size_t off, int inplace)
             src[i] = S.in + off;
         }
     }
+    if (!api && inl == 0) {
+        /* a zero-length update is a no-op on both, even with a record armed */
+        for (i = 0; i < 2; i++)
+            rc[i] = EVP_CipherUpdate(S.c[i], dst[i], &outl[i], src[i], 0);
+        cmp_rc("zero-length update, tls armed", rc[OURS], rc[DFLT]);
+        if (outl[OURS] != outl[DFLT])
+            fail("zero-length update: outl ours %d, default %d", outl[OURS],
+                 outl[DFLT]);
+        return;
+    }
     if (dev == NULL && inl != plen + 16) {
         /*
          * docs/compat.md "TLS 1.2 record of the wrong length": ours fails
          * with an error and ends the record; the default fails silently and
-         * stays armed. A zero-length update is the one case where the default
-         * returns 1 (KNOWN_TLS_ZERO, not yet in docs/compat.md).
+         * stays armed.
          */
-        if (inl == 0 && strict)
-            fail("KNOWN_TLS_ZERO: zero-length update in TLS record mode");
-        dev = inl == 0 ? "zero-length update in TLS record mode"
-                       : "TLS record of the wrong length";
+        dev = "TLS record of the wrong length";
     }
     if (dev != NULL) {
         if (api)
@@ -858,8 +820,6 @@ static void tls_process(reader *r, int api, size_t inl, size_t off, int inplace)
     ERR_clear_error();
     S.tls_armed = 0;
     S.phase = PH_TLS_DONE;
-    if (S.enc && (api ? rc[OURS] > 0 : rc[OURS] == 1))
-        S.tag_unknown = 1;
 }
 
 /* TLS 1.2 record mode: tlsaad, then one update (or EVP_Cipher). */

@@ -3,7 +3,8 @@
 #
 # Environment (all optional):
 #   srcdir           source tree (default: the directory above this file)
-#   builddir         build tree (default: $srcdir/_build, else $srcdir)
+#   builddir         build tree (default: the current directory if it is one,
+#                    else $srcdir/_build)
 #   OPENSSL          the openssl command (default: openssl)
 #   OPENSSL_MODULES  directory holding chacha.so (default: $builddir/.libs)
 #   TLS_PEER         the test/tls_peer program (default: $builddir/test/tls_peer;
@@ -16,16 +17,26 @@
 : "${srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 srcdir=$(cd "$srcdir" && pwd)
 if [ -z "${builddir:-}" ]; then
-    if [ -f "$srcdir/_build/.libs/chacha.so" ]; then builddir=$srcdir/_build; else builddir=$(pwd); fi
+    # make check runs tests from the build tree; by hand, _build/ (demo.sh's)
+    if [ -f ./Makefile ] && [ -f ./config.status ]; then builddir=$(pwd)
+    elif [ -f "$srcdir/_build/Makefile" ]; then builddir=$srcdir/_build
+    else builddir=$(pwd); fi
 fi
 builddir=$(cd "$builddir" && pwd)
 : "${OPENSSL:=openssl}"
 : "${OPENSSL_MODULES:=$builddir/.libs}"
 : "${TLS_TIMEOUT:=60}"
 export OPENSSL_MODULES
-unset OPENSSL_CONF CHACHA_PROVIDER_IMPL CHACHA_PROVIDER_POLY1305_IMPL CHACHA_PROVIDER_DISABLE
+unset OPENSSL_CONF   # CHACHA_PROVIDER_IMPL etc. pass through: pin a backend for a whole run
 export CHACHA_PROVIDER_DEBUG=1
 TRACE='new ChaCha20-Poly1305 context'
+
+# The ARM jobs run the suite under qemu: the TLS integration is a host job
+# (OpenSSL's own s_server/s_client, GnuTLS and nginx are host programs)
+if [ -n "${EMULATOR:-}" ]; then
+    echo "SKIP: TLS integration tests run on the host build, not under $EMULATOR"
+    exit 77
+fi
 
 pass=0
 fail=0
@@ -34,9 +45,18 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/tls-test.XXXXXX")
 chmod 755 "$tmp"
 t_start=$(date +%s)
 
+# kill_tree PID: PID and its descendants (the processes this test started)
+kill_tree() {
+    local _k
+    pid_ports "$1" >/dev/null   # sets ps_list: PID and its descendants
+    for _k in $ps_list; do
+        kill "$_k" 2>/dev/null
+    done
+}
+
 cleanup() {
     for p in $pids; do
-        kill "$p" 2>/dev/null
+        kill_tree "$p"
     done
     for p in $pids; do
         wait "$p" 2>/dev/null
@@ -56,8 +76,8 @@ bad() { fail=$((fail + 1)); echo "FAIL - $1"; }
 show() { [ -f "$1" ] && sed -e 's/^/#   /' "$1" | head -n "${2:-25}"; }
 # check "label" command...
 check() {
-    label=$1; shift
-    if "$@" >"$tmp/check.out" 2>&1; then ok "$label"; else bad "$label"; show "$tmp/check.out"; fi
+    local what=$1; shift
+    if "$@" >"$tmp/check.out" 2>&1; then ok "$what"; else bad "$what"; show "$tmp/check.out"; fi
 }
 # expect_eq "label" got want
 expect_eq() {
@@ -66,7 +86,7 @@ expect_eq() {
 
 # The summary line and the exit status.
 finish() {
-    name=$1
+    local name=$1
     echo "# $name: $(($(date +%s) - t_start)) s"
     echo "$name: $pass passed, $fail failed"
     [ "$fail" -eq 0 ] && exit 0
@@ -152,11 +172,11 @@ pid_ports() {
 # wait_port PID [PORT]: waits until PID listens (on PORT), prints the port.
 # Fails if PID exits first or after TLS_TIMEOUT seconds.
 wait_port() {
-    i=0
+    local i=0 got
     while [ $i -lt $((TLS_TIMEOUT * 20)) ]; do
         kill -0 "$1" 2>/dev/null || return 1
         got=$(pid_ports "$1" | head -n 1)
-        if [ -n "$2" ]; then
+        if [ -n "${2:-}" ]; then
             pid_ports "$1" | grep -qx "$2" && { echo "$2"; return 0; }
         elif [ -n "$got" ]; then
             echo "$got"; return 0
@@ -170,6 +190,7 @@ wait_port() {
 # A random high port nobody listens on right now (collisions are then handled
 # by the caller's retry).
 random_port() {
+    local p h
     while :; do
         p=$((20000 + ($(od -An -tu2 -N2 /dev/urandom | tr -d ' ') % 40000)))
         h=$(printf ':%04X ' "$p")
@@ -182,7 +203,7 @@ random_port() {
 started() { pids="$pids $1"; }
 # wait_pid PID SECONDS: waits for PID to exit (status in $wait_rc); kills it on timeout
 wait_pid() {
-    i=0
+    local i=0
     while kill -0 "$1" 2>/dev/null && [ $i -lt $(($2 * 20)) ]; do sleep 0.05; i=$((i + 1)); done
     if kill -0 "$1" 2>/dev/null; then
         kill "$1" 2>/dev/null
@@ -199,6 +220,7 @@ wait_pid() {
 trace_count() { grep -c "$TRACE" "$1" 2>/dev/null || true; }
 # assert_trace "label" FILE yes|no: our provider did / did not carry records
 assert_trace() {
+    local n
     n=$(trace_count "$2")
     if [ "$3" = yes ]; then
         if [ "${n:-0}" -ge 2 ]; then ok "$1: trace shows our ChaCha20-Poly1305 ($n contexts)"
@@ -210,3 +232,27 @@ assert_trace() {
 }
 
 sha() { sha256sum <"$1" | cut -d' ' -f1; }
+
+# http_body IN OUT: the body of an HTTP response (everything after the first
+# empty header line)
+http_body() {
+    local off
+    off=$(head -c 4096 "$1" | LC_ALL=C grep -a -b -m1 -x "$(printf '\r')" | cut -d: -f1)
+    [ -n "$off" ] || { : >"$2"; return 1; }
+    tail -c +$((off + 3)) "$1" >"$2"
+}
+
+# listens_on_loopback_only PID: every listening socket of PID is on 127.0.0.1 or ::1
+listens_on_loopback_only() {
+    local inodes p
+    pid_ports "$1" >/dev/null
+    inodes=
+    for p in $ps_list; do
+        inodes="$inodes $(ls -l "/proc/$p/fd" 2>/dev/null | sed -n 's/.*socket:\[\([0-9]*\)\].*/\1/p' | tr '\n' ' ')"
+    done
+    cat /proc/net/tcp /proc/net/tcp6 2>/dev/null |
+        awk -v ino="$inodes" 'BEGIN { n = split(ino, a, " "); for (i = 1; i <= n; i++) w[a[i]] = 1; bad = 0; seen = 0 }
+            $4 == "0A" && ($10 in w) { seen++; split($2, x, ":");
+                if (x[1] != "0100007F" && x[1] != "00000000000000000000000001000000") bad++ }
+            END { exit !(seen > 0 && bad == 0) }'
+}

@@ -62,6 +62,8 @@
 
 static const char *prog_role = "tls_peer";
 
+static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
 static void die(const char *fmt, ...)
 {
     va_list ap;
@@ -93,7 +95,11 @@ typedef struct {
     uint64_t s;
     uint64_t word;
     int left;
+    int text;       /* printable: lines of 64 letters a..p */
+    unsigned col;
 } GEN;
+
+static int text_mode;   /* --text: every stream printable */
 
 static void gen_init(GEN *g, uint64_t seed)
 {
@@ -101,9 +107,25 @@ static void gen_init(GEN *g, uint64_t seed)
     if (g->s == 0)
         g->s = 1;
     g->left = 0;
+    g->word = 0;
+    g->text = text_mode;
+    g->col = 0;
 }
 
+static unsigned char gen_raw(GEN *g);
+
 static unsigned char gen_byte(GEN *g)
+{
+    if (!g->text)
+        return gen_raw(g);
+    if (g->col++ == 64) {
+        g->col = 0;
+        return '\n';
+    }
+    return (unsigned char)('a' + (gen_raw(g) & 15));
+}
+
+static unsigned char gen_raw(GEN *g)
 {
     unsigned char b;
 
@@ -171,6 +193,7 @@ static void usage(void)
             "  --tamper-at body|tag     tamper: the byte to flip\n"
             "  --tamper-to server|client  tamper: the receiving end\n"
             "  --max-frag N             SSL_CTX_set_max_send_fragment\n"
+            "  --text 1                 printable streams (lines of 64 letters), for line-based peers\n"
             "  --timeout SEC            overall limit (default 60)\n"
             "  gen: --seed S --bytes N [--hold SEC]  write the stream to stdout, then\n"
             "       (--hold) keep stdout open until the reader goes away\n");
@@ -250,6 +273,7 @@ static void parse(OPTS *o, int argc, char **argv)
         else if (!strcmp(a, "--timeout")) o->timeout = (int)num(v);
         else if (!strcmp(a, "--hold")) o->hold = (int)num(v);
         else if (!strcmp(a, "--max-frag")) o->max_frag = (int)num(v);
+        else if (!strcmp(a, "--text")) text_mode = (int)num(v);
         else usage();
     }
 }
@@ -259,6 +283,7 @@ typedef struct {
     OSSL_LIB_CTX *libctx;       /* NULL = the global one */
     const char *propq;
     const char *how;
+    OSSL_PROVIDER *loaded[2];
 } PROV;
 
 static void prov_setup(PROV *p, const char *how)
@@ -266,18 +291,19 @@ static void prov_setup(PROV *p, const char *how)
     p->how = how;
     p->propq = NULL;
     p->libctx = NULL;
+    p->loaded[0] = p->loaded[1] = NULL;
     if (!strcmp(how, "global"))
         return;
     if ((p->libctx = OSSL_LIB_CTX_new()) == NULL)
         die("OSSL_LIB_CTX_new");
     if (!strcmp(how, "default")) {
-        if (OSSL_PROVIDER_load(p->libctx, "default") == NULL)
+        if ((p->loaded[0] = OSSL_PROVIDER_load(p->libctx, "default")) == NULL)
             die("loading the default provider");
     } else if (!strcmp(how, "chacha")) {
-        if (OSSL_PROVIDER_load(p->libctx, "chacha") == NULL)
+        if ((p->loaded[0] = OSSL_PROVIDER_load(p->libctx, "chacha")) == NULL)
             die("loading the chacha provider (OPENSSL_MODULES=%s)",
                 getenv("OPENSSL_MODULES") ? getenv("OPENSSL_MODULES") : "(unset)");
-        if (OSSL_PROVIDER_load(p->libctx, "default") == NULL)
+        if ((p->loaded[1] = OSSL_PROVIDER_load(p->libctx, "default")) == NULL)
             die("loading the default provider");
         p->propq = "?provider=chacha";
     } else if (!strncmp(how, "conf:", 5)) {
@@ -653,6 +679,10 @@ static void peer_free(PEER *p)
     EVP_MD_CTX_free(p->rhash);
     if (p->fd >= 0)
         close(p->fd);
+    if (p->prov.loaded[1] != NULL)
+        OSSL_PROVIDER_unload(p->prov.loaded[1]);
+    if (p->prov.loaded[0] != NULL)
+        OSSL_PROVIDER_unload(p->prov.loaded[0]);
     OSSL_LIB_CTX_free(p->prov.libctx);
 }
 
@@ -798,7 +828,7 @@ static int run_tamper(const OPTS *o)
     unsigned char msg[1000], got[2000];
     char *data;
     long n;
-    size_t pos;
+    size_t pos = 0;
 
     prog_role = "tamper";
     if (o->cipher == NULL) {
@@ -880,16 +910,26 @@ static int run_tamper(const OPTS *o)
     ERR_clear_error();
     r = SSL_read(rx->ssl, got, sizeof(got));
     e = SSL_get_error(rx->ssl, r);
-    err = ERR_peek_last_error();
-    printf("tls_peer: tamper: %s SSL_read = %d, SSL_get_error = %d, error: %s\n", rx->role, r,
-           e, err ? ERR_reason_error_string(err) : "(none)");
-    if (r > 0) {
-        printf("tls_peer: tamper: FAIL: the tampered record was accepted\n");
-        ok = 0;
-    } else if (e != SSL_ERROR_SSL || ERR_GET_LIB(err) != ERR_LIB_SSL
-               || ERR_GET_REASON(err) != SSL_R_DECRYPTION_FAILED_OR_BAD_RECORD_MAC) {
-        printf("tls_peer: tamper: FAIL: expected SSL_R_DECRYPTION_FAILED_OR_BAD_RECORD_MAC\n");
-        ok = 0;
+    {
+        /* the whole error queue: 3.2+ libssl adds "record layer failure" after the cause */
+        int found = 0;
+
+        while ((err = ERR_get_error()) != 0) {
+            printf("tls_peer: tamper: %s error queue: %s\n", rx->role,
+                   ERR_reason_error_string(err) ? ERR_reason_error_string(err) : "(unknown)");
+            if (ERR_GET_LIB(err) == ERR_LIB_SSL
+                && ERR_GET_REASON(err) == SSL_R_DECRYPTION_FAILED_OR_BAD_RECORD_MAC)
+                found = 1;
+        }
+        printf("tls_peer: tamper: %s SSL_read = %d, SSL_get_error = %d%s\n", rx->role, r, e,
+               found ? ", decryption failed or bad record mac" : "");
+        if (r > 0) {
+            printf("tls_peer: tamper: FAIL: the tampered record was accepted\n");
+            ok = 0;
+        } else if (e != SSL_ERROR_SSL || !found) {
+            printf("tls_peer: tamper: FAIL: expected SSL_R_DECRYPTION_FAILED_OR_BAD_RECORD_MAC\n");
+            ok = 0;
+        }
     }
     ERR_clear_error();
     if (rx->alert_sent != SSL_AD_BAD_RECORD_MAC) {

@@ -91,23 +91,27 @@
 
 /*
  * The 20 rounds of the vertical kernel as one inline-assembly string. 16 state
- * vectors plus two rotate temporaries do not fit in 16 vector registers, and
- * gcc and clang then spill far more than needed (AVX2: 1.1 and 0.9 cycles/byte
- * from intrinsics). Here the a, b and d rows stay in registers while the c
- * rows take turns: two live in CT_CA/CT_CB, the other two in their out[]
- * slots. Each round spills the two c rows it is done with half-way through
- * and folds the reloads of the other two into their first c += d.
+ * vectors plus a rotate temporary do not fit in 16 vector registers, and gcc
+ * and clang then spill far more than needed (AVX2: 1.1 and 0.9 cycles/byte
+ * from intrinsics). Here 15 rows stay in registers and one c row lives in its
+ * out[] slot. The quarter-round holding that row adds it to d straight into
+ * the temporary, stores the sum back and then uses the temporary for its
+ * rotate; the other three rotate through the same temporary (renamed by the
+ * CPU). Only one of the four chains of a round passes through memory, and
+ * store-to-load forwarding (~8 cycles) is longer than the ~7 cycles between
+ * two uses of a c row, so this beats spilling two c rows per half round
+ * (Zen 3: ~8% faster rounds).
  *
  * Optionally (CT_ASM_RUN(st, CT_S_) rather than (st, CT_N_)) one more
  * block runs on the general purpose registers, interleaved with the vector
- * code: the vector rounds are latency bound (Zen 3: ~46 cycles per double
- * round for xmm and ymm alike), so the integer pipes are idle and on a quiet
- * core 9 blocks took ~1.06x the time of 8; see CHACHA_AVX2_NINTH_BLOCK. Its a, b and d words live in 12 GPRs; the c words stay in memory
- * and one register (r14) carries c through each quarter-round.
+ * code: the vector rounds are latency bound, so the integer pipes are idle;
+ * see CHACHA_AVX2_NINTH_BLOCK. Its a, b and d words live in 12 GPRs; the c
+ * words stay in memory and one register (r14) carries c through each
+ * quarter-round.
  *
  * Everything is addressed from one pointer, operand [st], to a CT_FN(state)
  * (see below), so that with the scalar block 13 GPRs are free for it:
- *   in[16]   vector input words, out[16]  vector results (and c spill slots),
+ *   in[16]   vector input words, out[16]  vector results (and the c slot),
  *   m[2]     byte-shuffle masks rotating lanes by 16 and by 8,
  *   sin[16]  scalar input words, sx[16] scalar results, n loop counter.
  * The includer defines CT_AREG(i) (register name), CT_ASZ (vector bytes),
@@ -122,10 +126,10 @@
 #define CT_B1 CT_AREG(5)
 #define CT_B2 CT_AREG(6)
 #define CT_B3 CT_AREG(7)
-#define CT_CA CT_AREG(8)
-#define CT_CB CT_AREG(9)
-#define CT_T0 CT_AREG(10)
-#define CT_T1 CT_AREG(11)
+#define CT_C0 CT_AREG(8)
+#define CT_C1 CT_AREG(9)
+#define CT_C2 CT_AREG(10)
+#define CT_T CT_AREG(11)        /* rotate temporary; row c3 is in slot 11 */
 #define CT_D0 CT_AREG(12)
 #define CT_D1 CT_AREG(13)
 #define CT_D2 CT_AREG(14)
@@ -139,11 +143,13 @@
 #define CT_NCTR "34*" CT_ASZ "+128(%[st])"
 #define CT_LOAD(r, i) CT_AMOV #i "*" CT_ASZ "(%[st]), " r "\n\t"
 #define CT_STORE(r, i) CT_AMOV r ", " CT_SLOT(i) "\n\t"
-#define CT_STORE_C(i, j) CT_STORE(CT_CA, i) CT_STORE(CT_CB, j)
 /* a += b; d ^= a; d = rotl(d, 16 or 8) by byte shuffle m */
 #define CT_ROW_AD(a, b, d, m) VADD(a, b) VXOR(d, a) VSHUFB(d, m)
-/* CADD (c += d); b ^= c; b = rotl(b, n) through temporary t */
-#define CT_ROW_CB(b, c, t, n, CADD) CADD VXOR(b, c) VROTL(b, t, n)
+/* c += d; b ^= c; b = rotl(b, n) */
+#define CT_ROW_CB(b, c, d, n) VADD(c, d) VXOR(b, c) VROTL(b, CT_T, n)
+/* the same with c in slot 11, passing through the temporary */
+#define CT_ROW_CB_MEM(b, d, n) \
+    CADD_SLOT(CT_T, d, 11) VXOR(b, CT_T) CT_STORE(CT_T, 11) VROTL(b, CT_T, n)
 
 /*
  * Scalar words: a0..a3 eax ebx ecx edx, b0..b3 esi edi r8d r9d,
@@ -199,55 +205,48 @@
 #define CT_N_CLOBBERS
 
 /*
- * One round, all four quarter-rounds advanced step by step: p and q have
- * their c rows in CT_CA/CT_CB on entry (spilled to slots cp, cq half-way),
- * u and v load theirs from slots cu, cv. On exit CT_CA/CT_CB again hold the
- * c rows of p and q. s0..s3 are the scalar quarter-rounds of the same round,
- * one after each vector step.
+ * One round, its four quarter-rounds (a_k, b_k, c_k, d_k) advanced step by
+ * step; quarter-round 3 has its c row in slot 11. s0..s3 are the scalar
+ * quarter-rounds of the same round, one after each vector step.
  */
-#define CT_ASM_ROUND(ap, bp, dp, aq, bq, dq, cp, cq, \
-                     au, bu, du, av, bv, dv, cu, cv, s0, s1, s2, s3) \
-    CT_ROW_AD(ap, bp, dp, CT_M16) CT_ROW_AD(aq, bq, dq, CT_M16) \
-    CT_ROW_AD(au, bu, du, CT_M16) CT_ROW_AD(av, bv, dv, CT_M16) \
+#define CT_ASM_ROUND(a0, b0, c0, d0, a1, b1, c1, d1, a2, b2, c2, d2, \
+                     a3, b3, d3, s0, s1, s2, s3) \
+    CT_ROW_AD(a3, b3, d3, CT_M16) CT_ROW_AD(a0, b0, d0, CT_M16) \
+    CT_ROW_AD(a1, b1, d1, CT_M16) CT_ROW_AD(a2, b2, d2, CT_M16) \
     s0 \
-    CT_ROW_CB(bp, CT_CA, CT_T0, 12, VADD(CT_CA, dp)) \
-    CT_ROW_CB(bq, CT_CB, CT_T1, 12, VADD(CT_CB, dq)) \
-    CT_STORE_C(cp, cq) \
-    CT_ROW_CB(bu, CT_CA, CT_T0, 12, CADD_SLOT(CT_CA, du, cu)) \
-    CT_ROW_CB(bv, CT_CB, CT_T1, 12, CADD_SLOT(CT_CB, dv, cv)) \
+    CT_ROW_CB_MEM(b3, d3, 12) CT_ROW_CB(b0, c0, d0, 12) \
+    CT_ROW_CB(b1, c1, d1, 12) CT_ROW_CB(b2, c2, d2, 12) \
     s1 \
-    CT_ROW_AD(ap, bp, dp, CT_M8) CT_ROW_AD(aq, bq, dq, CT_M8) \
-    CT_ROW_AD(au, bu, du, CT_M8) CT_ROW_AD(av, bv, dv, CT_M8) \
+    CT_ROW_AD(a3, b3, d3, CT_M8) CT_ROW_AD(a0, b0, d0, CT_M8) \
+    CT_ROW_AD(a1, b1, d1, CT_M8) CT_ROW_AD(a2, b2, d2, CT_M8) \
     s2 \
-    CT_ROW_CB(bu, CT_CA, CT_T0, 7, VADD(CT_CA, du)) \
-    CT_ROW_CB(bv, CT_CB, CT_T1, 7, VADD(CT_CB, dv)) \
-    CT_STORE_C(cu, cv) \
-    CT_ROW_CB(bp, CT_CA, CT_T0, 7, CADD_SLOT(CT_CA, dp, cp)) \
-    CT_ROW_CB(bq, CT_CB, CT_T1, 7, CADD_SLOT(CT_CB, dq, cq)) \
+    CT_ROW_CB_MEM(b3, d3, 7) CT_ROW_CB(b0, c0, d0, 7) \
+    CT_ROW_CB(b1, c1, d1, 7) CT_ROW_CB(b2, c2, d2, 7) \
     s3
 
 #define CT_ASM_VROUNDS(S) \
     CT_LOAD(CT_A0, 0) CT_LOAD(CT_A1, 1) CT_LOAD(CT_A2, 2) CT_LOAD(CT_A3, 3) \
     CT_LOAD(CT_B0, 4) CT_LOAD(CT_B1, 5) CT_LOAD(CT_B2, 6) CT_LOAD(CT_B3, 7) \
-    CT_LOAD(CT_CA, 8) CT_LOAD(CT_CB, 9) CT_LOAD(CT_T0, 10) CT_LOAD(CT_T1, 11) \
+    CT_LOAD(CT_C0, 8) CT_LOAD(CT_C1, 9) CT_LOAD(CT_C2, 10) CT_LOAD(CT_T, 11) \
     CT_LOAD(CT_D0, 12) CT_LOAD(CT_D1, 13) CT_LOAD(CT_D2, 14) \
-    CT_LOAD(CT_D3, 15) CT_STORE(CT_T0, 10) CT_STORE(CT_T1, 11) \
+    CT_LOAD(CT_D3, 15) CT_STORE(CT_T, 11) \
     S##INIT \
     "movl $10, " CT_NCTR "\n\t" \
     "1:\n\t" \
-    /* columns (0,4,8,12) (1,5,9,13) | (2,6,10,14) (3,7,11,15) */ \
-    CT_ASM_ROUND(CT_A0, CT_B0, CT_D0, CT_A1, CT_B1, CT_D1, 8, 9, \
-                 CT_A2, CT_B2, CT_D2, CT_A3, CT_B3, CT_D3, 10, 11, \
+    /* columns (0,4,8,12) (1,5,9,13) (2,6,10,14) | (3,7,11,15) */ \
+    CT_ASM_ROUND(CT_A0, CT_B0, CT_C0, CT_D0, CT_A1, CT_B1, CT_C1, CT_D1, \
+                 CT_A2, CT_B2, CT_C2, CT_D2, CT_A3, CT_B3, CT_D3, \
                  S##COL0, S##COL1, S##COL2, S##COL3) \
-    /* diagonals (2,7,8,13) (3,4,9,14) | (0,5,10,15) (1,6,11,12) */ \
-    CT_ASM_ROUND(CT_A2, CT_B3, CT_D1, CT_A3, CT_B0, CT_D2, 8, 9, \
-                 CT_A0, CT_B1, CT_D3, CT_A1, CT_B2, CT_D0, 10, 11, \
+    /* diagonals (0,5,10,15) (2,7,8,13) (3,4,9,14) | (1,6,11,12) */ \
+    CT_ASM_ROUND(CT_A0, CT_B1, CT_C2, CT_D3, CT_A2, CT_B3, CT_C0, CT_D1, \
+                 CT_A3, CT_B0, CT_C1, CT_D2, CT_A1, CT_B2, CT_D0, \
                  S##DIAG0, S##DIAG1, S##DIAG2, S##DIAG3) \
     "decl " CT_NCTR "\n\t" \
     "jnz 1b\n\t" \
     CT_STORE(CT_A0, 0) CT_STORE(CT_A1, 1) CT_STORE(CT_A2, 2) \
     CT_STORE(CT_A3, 3) CT_STORE(CT_B0, 4) CT_STORE(CT_B1, 5) \
-    CT_STORE(CT_B2, 6) CT_STORE(CT_B3, 7) CT_STORE_C(8, 9) \
+    CT_STORE(CT_B2, 6) CT_STORE(CT_B3, 7) CT_STORE(CT_C0, 8) \
+    CT_STORE(CT_C1, 9) CT_STORE(CT_C2, 10) \
     CT_STORE(CT_D0, 12) CT_STORE(CT_D1, 13) CT_STORE(CT_D2, 14) \
     CT_STORE(CT_D3, 15) S##FINI
 

@@ -34,6 +34,25 @@ typedef poly1305_u128 u128;
 #endif
 
 #define M26 0x3ffffffu
+#ifndef PAIR_MIN
+# define PAIR_MIN 3
+#endif
+
+/*
+ * Zero n bytes (a multiple of 32) with vector stores. chacha_wipe()'s memset
+ * becomes "rep stos" here, whose start-up alone costs more than a short MAC;
+ * the barrier in the loop keeps GCC from turning it back into a memset.
+ */
+static inline void wipe_ymm(void *p, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i += 32) {
+        _mm256_storeu_si256((__m256i *)((unsigned char *)p + i),
+                            _mm256_setzero_si256());
+        __asm__ __volatile__("" : : "r"(p) : "memory");
+    }
+}
 
 typedef struct {
     poly1305_r64 sc;    /* r, s and the accumulator h, radix 2^64 (first:
@@ -46,10 +65,12 @@ typedef struct {
      */
     uint64_t rv[5][4];
     uint64_t sv[5][4];
+    /* r^8 limbs 0-4, then 5 times limbs 1-4 (bit 1 of have_powers) */
+    uint64_t r8[9];
 } poly1305_avx2_st;
 
-_Static_assert(sizeof(poly1305_avx2_st) <= POLY1305_STATE_SIZE,
-               "AVX2 Poly1305 state does not fit");
+_Static_assert(((sizeof(poly1305_avx2_st) + 31) & ~(size_t)31)
+               <= POLY1305_STATE_SIZE, "AVX2 Poly1305 state does not fit");
 
 /* Split a radix 2^64 value (top word < 2^3) into five 26-bit limbs. */
 static void to_26(uint32_t l[5], const uint64_t h[3])
@@ -86,7 +107,7 @@ static void compute_powers(poly1305_avx2_st *p)
         _mm256_storeu_si256((__m256i *)p->sv[i],
                             _mm256_add_epi64(v, _mm256_slli_epi64(v, 2)));
     }
-    p->have_powers = 1;
+    p->have_powers |= 1;
 }
 
 /*
@@ -178,7 +199,147 @@ static inline uint64_t hsum(__m256i v)
     return (uint64_t)_mm_cvtsi128_si64(x);
 }
 
-/* Absorb 4 * ng blocks (ng >= 1) with the four-lane kernel. */
+/* r^8 = (r^4)^2 as 26-bit limbs (not fully reduced, each < 2^26 + 2^9). */
+static void compute_r8(poly1305_avx2_st *p)
+{
+    const __m256i mask26 = _mm256_set1_epi64x(M26);
+    __m256i a0, a1, a2, a3, a4, r0, r1, r2, r3, r4, s1, s2, s3, s4;
+    __m256i d0, d1, d2, d3, d4;
+    int i;
+
+    a0 = LOADV(p->rv[0]); a1 = LOADV(p->rv[1]); a2 = LOADV(p->rv[2]);
+    a3 = LOADV(p->rv[3]); a4 = LOADV(p->rv[4]);
+    r0 = _mm256_set1_epi64x((long long)p->rv[0][0]);
+    r1 = _mm256_set1_epi64x((long long)p->rv[1][0]);
+    r2 = _mm256_set1_epi64x((long long)p->rv[2][0]);
+    r3 = _mm256_set1_epi64x((long long)p->rv[3][0]);
+    r4 = _mm256_set1_epi64x((long long)p->rv[4][0]);
+    s1 = ADD(r1, _mm256_slli_epi64(r1, 2)); s2 = ADD(r2, _mm256_slli_epi64(r2, 2));
+    s3 = ADD(r3, _mm256_slli_epi64(r3, 2)); s4 = ADD(r4, _mm256_slli_epi64(r4, 2));
+    MUL_LANES(d, a, r, s);
+    CARRY_LANES(a, d);
+    /* lane 0 is r^4 * r^4 */
+    p->r8[0] = (uint64_t)_mm256_extract_epi64(a0, 0);
+    p->r8[1] = (uint64_t)_mm256_extract_epi64(a1, 0);
+    p->r8[2] = (uint64_t)_mm256_extract_epi64(a2, 0);
+    p->r8[3] = (uint64_t)_mm256_extract_epi64(a3, 0);
+    p->r8[4] = (uint64_t)_mm256_extract_epi64(a4, 0);
+    for (i = 1; i < 5; i++)
+        p->r8[4 + i] = 5 * p->r8[i];
+    p->have_powers |= 2;
+}
+
+/*
+ * The two-set kernel: sets A (ymm0-4) and B (ymm5-9) each hold four lanes of
+ * pending sums (26-bit limbs); per iteration each is multiplied by r^8 and
+ * the next four blocks are added before the carry. The sets are independent,
+ * so one set's multiplies overlap the other's carry chain.
+ * Table t (32-byte rows): r^8 limbs 0-4 (rows 0-4), 5 r^8 limbs 1-4 (rows
+ * 5-8), the 26-bit mask (row 9), the 2^128 bit in limb 4 (row 10).
+ * Products go to ymm10-14, ymm15 is the scratch register.
+ */
+#define T_R(i)  #i "*32(%[t])"
+#define T_S(i)  "(4+" #i ")*32(%[t])"
+#define T_MASK  "9*32(%[t])"
+#define T_HIBIT "10*32(%[t])"
+
+#define K_MUL(c, x, d)  "vpmuludq " c "," x "," d "\n\t"
+#define K_MAC(c, x, d)  K_MUL(c, x, "%%ymm15") "vpaddq %%ymm15," d "," d "\n\t"
+
+#define K_STEP(x0, x1, x2, x3, x4, off_lo, off_hi)                          \
+    /* products: d_k = sum of x_i * r_j (i + j = k) and 5 x_i r_j (i + j = k + 5) */ \
+    K_MUL(T_R(0), x0, "%%ymm10") K_MAC(T_S(4), x1, "%%ymm10")               \
+    K_MAC(T_S(3), x2, "%%ymm10") K_MAC(T_S(2), x3, "%%ymm10")               \
+    K_MAC(T_S(1), x4, "%%ymm10")                                            \
+    K_MUL(T_R(1), x0, "%%ymm11") K_MAC(T_R(0), x1, "%%ymm11")               \
+    K_MAC(T_S(4), x2, "%%ymm11") K_MAC(T_S(3), x3, "%%ymm11")               \
+    K_MAC(T_S(2), x4, "%%ymm11")                                            \
+    K_MUL(T_R(2), x0, "%%ymm12") K_MAC(T_R(1), x1, "%%ymm12")               \
+    K_MAC(T_R(0), x2, "%%ymm12") K_MAC(T_S(4), x3, "%%ymm12")               \
+    K_MAC(T_S(3), x4, "%%ymm12")                                            \
+    K_MUL(T_R(3), x0, "%%ymm13") K_MAC(T_R(2), x1, "%%ymm13")               \
+    K_MAC(T_R(1), x2, "%%ymm13") K_MAC(T_R(0), x3, "%%ymm13")               \
+    K_MAC(T_S(4), x4, "%%ymm13")                                            \
+    K_MUL(T_R(4), x0, "%%ymm14") K_MAC(T_R(3), x1, "%%ymm14")               \
+    K_MAC(T_R(2), x2, "%%ymm14") K_MAC(T_R(1), x3, "%%ymm14")               \
+    K_MAC(T_R(0), x4, "%%ymm14")                                            \
+    /* next four blocks: lo, hi = low and high 8 bytes (lanes 0, 2, 1, 3) */ \
+    "vmovdqu " off_lo "(%[in])," x0 "\n\t"                                  \
+    "vpunpcklqdq " off_hi "(%[in])," x0 "," x1 "\n\t"                       \
+    "vpunpckhqdq " off_hi "(%[in])," x0 "," x2 "\n\t"                       \
+    /* bits 0-25 to limb 0, 26-63 to limb 1, 64-77 to limb 2, 78-127 to 3 */ \
+    "vpand " T_MASK "," x1 "," x3 "\n\t"                                    \
+    "vpaddq " x3 ",%%ymm10,%%ymm10\n\t"                                     \
+    "vpsrlq $26," x1 "," x1 "\n\t"                                          \
+    "vpaddq " x1 ",%%ymm11,%%ymm11\n\t"                                     \
+    "vpsllq $12," x2 "," x3 "\n\t"                                          \
+    "vpand " T_MASK "," x3 "," x3 "\n\t"                                    \
+    "vpaddq " x3 ",%%ymm12,%%ymm12\n\t"                                     \
+    "vpsrlq $14," x2 "," x2 "\n\t"                                          \
+    "vpaddq " x2 ",%%ymm13,%%ymm13\n\t"                                     \
+    "vpaddq " T_HIBIT ",%%ymm14,%%ymm14\n\t"                                \
+    /* carry 0 -> 1 -> 2 -> 3 -> 4 -> 0 (times 5) -> 1 */                   \
+    "vpsrlq $26,%%ymm10,%%ymm15\n\t"                                        \
+    "vpand " T_MASK ",%%ymm10," x0 "\n\t"                                   \
+    "vpaddq %%ymm15,%%ymm11,%%ymm11\n\t"                                    \
+    "vpsrlq $26,%%ymm11,%%ymm15\n\t"                                        \
+    "vpand " T_MASK ",%%ymm11," x1 "\n\t"                                   \
+    "vpaddq %%ymm15,%%ymm12,%%ymm12\n\t"                                    \
+    "vpsrlq $26,%%ymm12,%%ymm15\n\t"                                        \
+    "vpand " T_MASK ",%%ymm12," x2 "\n\t"                                   \
+    "vpaddq %%ymm15,%%ymm13,%%ymm13\n\t"                                    \
+    "vpsrlq $26,%%ymm13,%%ymm15\n\t"                                        \
+    "vpand " T_MASK ",%%ymm13," x3 "\n\t"                                   \
+    "vpaddq %%ymm15,%%ymm14,%%ymm14\n\t"                                    \
+    "vpsrlq $26,%%ymm14,%%ymm15\n\t"                                        \
+    "vpand " T_MASK ",%%ymm14," x4 "\n\t"                                   \
+    "vpsllq $2,%%ymm15,%%ymm10\n\t"                                         \
+    "vpaddq %%ymm15,%%ymm10,%%ymm10\n\t"                                    \
+    "vpaddq %%ymm10," x0 "," x0 "\n\t"                                      \
+    "vpsrlq $26," x0 ",%%ymm15\n\t"                                         \
+    "vpand " T_MASK "," x0 "," x0 "\n\t"                                    \
+    "vpaddq %%ymm15," x1 "," x1 "\n\t"
+
+/* np >= 1 iterations of 8 blocks; st: A limbs 0-4 then B limbs 0-4 */
+static void pair_loop(uint64_t st[10][4], const uint64_t t[11][4],
+                      const uint8_t *in, size_t np)
+{
+    __asm__ volatile(
+        "vmovdqu 0*32(%[s]),%%ymm0\n\t"
+        "vmovdqu 1*32(%[s]),%%ymm1\n\t"
+        "vmovdqu 2*32(%[s]),%%ymm2\n\t"
+        "vmovdqu 3*32(%[s]),%%ymm3\n\t"
+        "vmovdqu 4*32(%[s]),%%ymm4\n\t"
+        "vmovdqu 5*32(%[s]),%%ymm5\n\t"
+        "vmovdqu 6*32(%[s]),%%ymm6\n\t"
+        "vmovdqu 7*32(%[s]),%%ymm7\n\t"
+        "vmovdqu 8*32(%[s]),%%ymm8\n\t"
+        "vmovdqu 9*32(%[s]),%%ymm9\n\t"
+        ".p2align 4\n"
+        "1:\n\t"
+        K_STEP("%%ymm0", "%%ymm1", "%%ymm2", "%%ymm3", "%%ymm4", "0", "32")
+        K_STEP("%%ymm5", "%%ymm6", "%%ymm7", "%%ymm8", "%%ymm9", "64", "96")
+        "add $128,%[in]\n\t"
+        "dec %[n]\n\t"
+        "jnz 1b\n\t"
+        "vmovdqu %%ymm0,0*32(%[s])\n\t"
+        "vmovdqu %%ymm1,1*32(%[s])\n\t"
+        "vmovdqu %%ymm2,2*32(%[s])\n\t"
+        "vmovdqu %%ymm3,3*32(%[s])\n\t"
+        "vmovdqu %%ymm4,4*32(%[s])\n\t"
+        "vmovdqu %%ymm5,5*32(%[s])\n\t"
+        "vmovdqu %%ymm6,6*32(%[s])\n\t"
+        "vmovdqu %%ymm7,7*32(%[s])\n\t"
+        "vmovdqu %%ymm8,8*32(%[s])\n\t"
+        "vmovdqu %%ymm9,9*32(%[s])\n\t"
+        : [in] "+r"(in), [n] "+r"(np)
+        : [s] "r"(st), [t] "r"(t)
+        : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",
+          "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14",
+          "xmm15", "memory", "cc");
+}
+
+/* Absorb 4 * ng blocks (ng >= 1). */
 static void vector_blocks(poly1305_avx2_st *p, const uint8_t *in, size_t ng,
                           uint64_t padbit)
 {
@@ -190,55 +351,90 @@ static void vector_blocks(poly1305_avx2_st *p, const uint8_t *in, size_t ng,
     uint64_t t[5], c;
     u128 acc;
 
-    if (!p->have_powers)
+    if (!(p->have_powers & 1))
         compute_powers(p);
-    /* the running h enters lane 0 */
+    /* the running h enters lane 0; h holds pending sums (not yet times r) */
     to_26(l, p->sc.h);
     h0 = _mm256_setr_epi64x(l[0], 0, 0, 0);
     h1 = _mm256_setr_epi64x(l[1], 0, 0, 0);
     h2 = _mm256_setr_epi64x(l[2], 0, 0, 0);
     h3 = _mm256_setr_epi64x(l[3], 0, 0, 0);
     h4 = _mm256_setr_epi64x(l[4], 0, 0, 0);
+    LOAD_4BLOCKS(m, in, hibit);
+    ADD_LIMBS(h, m);
+    in += 64;
+    ng--;
 
-    if (ng > 1) {
-        /* lane 0 holds r^4: broadcast it for the steady state */
-        __m256i k[9];
+    if (ng != 0) {
+        /* lane 0 holds r^4: broadcast it */
+        r0 = _mm256_set1_epi64x((long long)p->rv[0][0]);
+        r1 = _mm256_set1_epi64x((long long)p->rv[1][0]);
+        r2 = _mm256_set1_epi64x((long long)p->rv[2][0]);
+        r3 = _mm256_set1_epi64x((long long)p->rv[3][0]);
+        r4 = _mm256_set1_epi64x((long long)p->rv[4][0]);
+        s1 = _mm256_set1_epi64x((long long)p->sv[1][0]);
+        s2 = _mm256_set1_epi64x((long long)p->sv[2][0]);
+        s3 = _mm256_set1_epi64x((long long)p->sv[3][0]);
+        s4 = _mm256_set1_epi64x((long long)p->sv[4][0]);
+        if (ng >= PAIR_MIN) {
+            /* two sets: A = h (blocks 0-3 of each 8), B = blocks 4-7 */
+            _Alignas(32) uint64_t tab[11][4];
+            _Alignas(32) uint64_t st[10][4];
+            size_t np, i;
 
-        k[0] = _mm256_set1_epi64x((long long)p->rv[0][0]);
-        k[1] = _mm256_set1_epi64x((long long)p->rv[1][0]);
-        k[2] = _mm256_set1_epi64x((long long)p->rv[2][0]);
-        k[3] = _mm256_set1_epi64x((long long)p->rv[3][0]);
-        k[4] = _mm256_set1_epi64x((long long)p->rv[4][0]);
-        k[5] = _mm256_set1_epi64x((long long)p->sv[1][0]);
-        k[6] = _mm256_set1_epi64x((long long)p->sv[2][0]);
-        k[7] = _mm256_set1_epi64x((long long)p->sv[3][0]);
-        k[8] = _mm256_set1_epi64x((long long)p->sv[4][0]);
-        for (; ng > 1; ng--, in += 64) {
-            /*
-             * Reload r^4 and 5 r^4 from memory every step: nine constants
-             * plus the limbs do not fit in 16 registers, and without this
-             * barrier both GCC and clang spill the limbs instead (0.5-0.8
-             * cycles/byte instead of 0.45 on Zen 3).
-             */
-            __asm__ volatile("" : : "r"(k) : "memory");
-            r0 = k[0]; r1 = k[1]; r2 = k[2]; r3 = k[3]; r4 = k[4];
-            s1 = k[5]; s2 = k[6]; s3 = k[7]; s4 = k[8];
+            if (!(p->have_powers & 2))
+                compute_r8(p);
+            for (i = 0; i < 9; i++)
+                _mm256_store_si256((__m256i *)tab[i],
+                                   _mm256_set1_epi64x((long long)p->r8[i]));
+            _mm256_store_si256((__m256i *)tab[9], mask26);
+            _mm256_store_si256((__m256i *)tab[10], hibit);
+            _mm256_store_si256((__m256i *)st[0], h0);
+            _mm256_store_si256((__m256i *)st[1], h1);
+            _mm256_store_si256((__m256i *)st[2], h2);
+            _mm256_store_si256((__m256i *)st[3], h3);
+            _mm256_store_si256((__m256i *)st[4], h4);
             LOAD_4BLOCKS(m, in, hibit);
-            ADD_LIMBS(h, m);
+            _mm256_store_si256((__m256i *)st[5], m0);
+            _mm256_store_si256((__m256i *)st[6], m1);
+            _mm256_store_si256((__m256i *)st[7], m2);
+            _mm256_store_si256((__m256i *)st[8], m3);
+            _mm256_store_si256((__m256i *)st[9], m4);
+            in += 64;
+            ng--;
+            np = ng / 2;
+            pair_loop(st, (const uint64_t (*)[4])tab, in, np);
+            in += 128 * np;
+            ng -= 2 * np;
+            /* merge: A * r^4 + B is a pending four-lane sum again */
+            h0 = _mm256_load_si256((const __m256i *)st[0]);
+            h1 = _mm256_load_si256((const __m256i *)st[1]);
+            h2 = _mm256_load_si256((const __m256i *)st[2]);
+            h3 = _mm256_load_si256((const __m256i *)st[3]);
+            h4 = _mm256_load_si256((const __m256i *)st[4]);
+            MUL_LANES(d, h, r, s);
+            d0 = ADD(d0, _mm256_load_si256((const __m256i *)st[5]));
+            d1 = ADD(d1, _mm256_load_si256((const __m256i *)st[6]));
+            d2 = ADD(d2, _mm256_load_si256((const __m256i *)st[7]));
+            d3 = ADD(d3, _mm256_load_si256((const __m256i *)st[8]));
+            d4 = ADD(d4, _mm256_load_si256((const __m256i *)st[9]));
+            CARRY_LANES(h, d);
+            /* no key powers or accumulator left on the stack */
+            wipe_ymm(tab, sizeof(tab));
+            wipe_ymm(st, sizeof(st));
+        }
+        for (; ng != 0; ng--, in += 64) {
             MUL_LANES(d, h, r, s);
             CARRY_LANES(h, d);
+            LOAD_4BLOCKS(m, in, hibit);
+            ADD_LIMBS(h, m);
         }
-        /* do not leave key powers on the stack; the barrier keeps the store */
-        __builtin_memset(k, 0, sizeof(k));
-        __asm__ volatile("" : : "r"(k) : "memory");
     }
-    /* last group: blocks 0..3 times r^4..r^1, then sum the lanes */
+    /* last group: lanes times r^4, r^2, r^3, r^1, then sum the lanes */
     r0 = LOADV(p->rv[0]); r1 = LOADV(p->rv[1]); r2 = LOADV(p->rv[2]);
     r3 = LOADV(p->rv[3]); r4 = LOADV(p->rv[4]);
     s1 = LOADV(p->sv[1]); s2 = LOADV(p->sv[2]); s3 = LOADV(p->sv[3]);
     s4 = LOADV(p->sv[4]);
-    LOAD_4BLOCKS(m, in, hibit);
-    ADD_LIMBS(h, m);
     MUL_LANES(d, h, r, s);
     t[0] = hsum(d0);
     t[1] = hsum(d1);
@@ -291,7 +487,10 @@ static void avx2_emit(poly1305_state *st, uint8_t mac[16])
 
     poly1305_r64_emit(&p->sc, mac);
     /* the powers of r exist only if a long run took the vector path */
-    chacha_wipe(p, p->have_powers ? sizeof(*p) : sizeof(p->sc));
+    if (p->have_powers)
+        wipe_ymm(st->opaque, (sizeof(*p) + 31) & ~(size_t)31);
+    else
+        wipe_ymm(st->opaque, (sizeof(p->sc) + 31) & ~(size_t)31);
 }
 
 const poly1305_impl poly1305_avx2_impl = {
