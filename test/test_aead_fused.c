@@ -20,25 +20,10 @@
 #include "backend.h"
 #include "poly1305_r64.h"
 #include "chacha20_poly1305_avx2.h"
+#include "testrng.h"
 
 static unsigned long n_pass, n_fail;
 
-static uint64_t rng_state = 0x243f6a8885a308d3u;
-
-static uint64_t rng(void)
-{
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15u);
-
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-    return z ^ (z >> 31);
-}
-
-static void rng_bytes(uint8_t *p, size_t n)
-{
-    while (n--)
-        *p++ = (uint8_t)rng();
-}
 
 /* A mapping with an inaccessible page on each side of the data pages. */
 typedef struct {

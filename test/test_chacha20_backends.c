@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <openssl/evp.h>
 #include "backend.h"
+#include "testrng.h"
 
 #define MAX_SWEEP 2048
 #define GUARD 64
@@ -34,23 +35,6 @@ static void check(int ok, const char *impl, const char *what, size_t a,
         fprintf(stderr, "FAIL [%s] %s (%zu, %zu)\n", impl, what, a, b);
 }
 
-/* splitmix64 */
-static uint64_t rng_state = 0x243f6a8885a308d3u;
-
-static uint64_t rng(void)
-{
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15u);
-
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-    return z ^ (z >> 31);
-}
-
-static void rng_bytes(uint8_t *p, size_t n)
-{
-    while (n--)
-        *p++ = (uint8_t)rng();
-}
 
 static uint32_t le32(const uint8_t *p)
 {

@@ -13,6 +13,7 @@
 #include <openssl/evp.h>
 #include <openssl/params.h>
 #include "poly1305.h"
+#include "testrng.h"
 
 #define MAX_LEN 4096
 
@@ -31,23 +32,6 @@ static void check(int ok, const char *impl, const char *what, size_t detail)
         fprintf(stderr, "FAIL [%s] %s (%zu)\n", impl, what, detail);
 }
 
-/* splitmix64: deterministic, seed from POLY1305_TEST_SEED if set */
-static uint64_t rng_state = 0x9e3779b97f4a7c15u;
-
-static uint64_t rng(void)
-{
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15u);
-
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-    return z ^ (z >> 31);
-}
-
-static void rng_bytes(uint8_t *p, size_t n)
-{
-    while (n--)
-        *p++ = (uint8_t)rng();
-}
 
 static int hexval(int c)
 {
