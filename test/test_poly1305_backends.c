@@ -507,6 +507,44 @@ static void test_cross(void)
     }
 }
 
+/*
+ * Runs much longer than MAX_LEN (many steps of the SIMD loops, every tail
+ * shape after them), random and all-ones, against portable.
+ */
+static void test_long(void)
+{
+    static const size_t lens[] = { 8192, 8192 + 16, 16384 + 48, 16384 + 64,
+                                   16384 + 112, 65536 + 64 + 48, 65536 + 128 };
+    size_t max = 65536 + 256, i, j, k;
+    uint8_t *msg = malloc(max), key[32], want[16], tag[16];
+
+    if (msg == NULL) {
+        check(0, "-", "malloc", max);
+        return;
+    }
+    for (k = 0; k < 2; k++) {
+        for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+            rng_bytes(key, sizeof(key));
+            if (k == 0) {
+                rng_bytes(msg, lens[i]);
+            } else {
+                memset(key, 0xff, 16);      /* the largest clamped r */
+                memset(msg, 0xff, lens[i]);
+            }
+            mac_oneshot(&poly1305_portable_impl, key, msg, lens[i], want);
+            for (j = 0; j < n_impls; j++) {
+                mac_oneshot(impls[j], key, msg, lens[i], tag);
+                check(memcmp(tag, want, 16) == 0, impls[j]->name,
+                      k ? "long all-ones, one-shot" : "long, one-shot", lens[i]);
+                mac_chunked(impls[j], key, msg, lens[i], tag);
+                check(memcmp(tag, want, 16) == 0, impls[j]->name,
+                      k ? "long all-ones, chunked" : "long, chunked", lens[i]);
+            }
+        }
+    }
+    free(msg);
+}
+
 int main(int argc, char **argv)
 {
     const char *dir = argc > 1 ? argv[1] : NULL;
@@ -540,6 +578,7 @@ int main(int argc, char **argv)
     printf("evpmac stanzas: %d\n", test_evpmac_file(dir));
     test_edges();
     test_cross();
+    test_long();
 
     printf("%lu passed, %lu failed\n", n_pass, n_fail);
     return n_fail == 0 ? 0 : 1;

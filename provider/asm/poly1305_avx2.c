@@ -7,11 +7,15 @@
  * least POLY1305_AVX2_MIN bytes switch to four 26-bit-limb lanes: each lane
  * takes every fourth block and is multiplied by r^4 per step; the last step
  * multiplies the lanes by the powers r^4..r^1 matching their last blocks and
- * sums them, which equals the serial Horner evaluation. The powers are
- * computed on first vector use, so short messages never pay for them.
+ * sums them, which equals the serial Horner evaluation. Long runs keep two
+ * such four-lane sets (blocks 0-3 and 4-7 of every eight) stepped by r^8, so
+ * that one set's multiplies overlap the other's carry chain; they merge as
+ * A r^4 + B at the end. The powers are computed on first vector use, so short
+ * messages never pay for them.
  * Constant time throughout: no branch or index depends on key or data.
  */
 #include <immintrin.h>
+#include <string.h>
 #include <openssl/crypto.h>
 #include "wipe.h"
 #include "backend.h"
@@ -25,18 +29,28 @@ typedef poly1305_u128 u128;
 
 /*
  * Shortest blocks() run that takes the vector path (powers of r computed on
- * the way included). Zen 3, whole MACs, vector vs scalar cycles/byte: clang
- * 1.62 vs 1.71 at 192 bytes, 1.33 vs 1.48 at 256; GCC 12 1.80 vs 1.65 at
- * 256, tie at 320, 1.38 vs 1.48 at 384. 256 is the compromise.
+ * the way included). Zen 3, GCC 12, whole MACs in rdtsc ticks: 192 bytes
+ * scalar 221-227 vs vector 214, 240 bytes 276 vs 282-288, 256 bytes scalar
+ * about 315 vs vector 251.
  */
 #ifndef POLY1305_AVX2_MIN
 # define POLY1305_AVX2_MIN 256
 #endif
 
-#define M26 0x3ffffffu
-#ifndef PAIR_MIN
-# define PAIR_MIN 3
+/*
+ * Fewest four-block groups, after the first, that use the two-set loop: its
+ * setup (r^8, the sets' memory round trip, the merge) costs about what it
+ * saves up to some 2 KiB on Zen 3 (1536 bytes: 729-747 ticks single-set vs
+ * 765 two-set; 2048 bytes: 888-906 two-set vs 900-925).
+ */
+#ifndef POLY1305_AVX2_PAIR_MIN
+# define POLY1305_AVX2_PAIR_MIN 31
 #endif
+
+#define M26 0x3ffffffu
+
+/* the two-set path needs at least one pair step after A and B */
+_Static_assert(POLY1305_AVX2_PAIR_MIN >= 3, "POLY1305_AVX2_PAIR_MIN < 3");
 
 /*
  * Zero n bytes (a multiple of 32) with vector stores. chacha_wipe()'s memset
@@ -59,61 +73,82 @@ typedef struct {
                            a short message's wipe covers only this) */
     uint64_t have_powers;
     /*
-     * Limb i of (r^4, r^2, r^3, r^1), one per 64-bit lane, and 5 times that
-     * (sv[0] unused). Plain arrays read with unaligned loads: the state lives
-     * in heap contexts that malloc aligns to 16 bytes only.
+     * Rows 0-4: limb i of (r^4, r^2, r^3, r^1), one per 64-bit lane; rows
+     * 5-8: 5 times limbs 1-4 (the layout the kernels below read). Plain
+     * arrays read with unaligned loads: the state lives in heap contexts
+     * that malloc aligns to 16 bytes only.
      */
-    uint64_t rv[5][4];
-    uint64_t sv[5][4];
-    /* r^8 limbs 0-4, then 5 times limbs 1-4 (bit 1 of have_powers) */
-    uint64_t r8[9];
+    uint64_t pw[9][4];
 } poly1305_avx2_st;
 
-_Static_assert(((sizeof(poly1305_avx2_st) + 31) & ~(size_t)31)
-               <= POLY1305_STATE_SIZE, "AVX2 Poly1305 state does not fit");
+#define WIPE_ALL ((sizeof(poly1305_avx2_st) + 31) & ~(size_t)31)
+#define WIPE_SC ((sizeof(poly1305_r64) + 31) & ~(size_t)31)
+
+_Static_assert(WIPE_ALL <= POLY1305_STATE_SIZE,
+               "AVX2 Poly1305 state does not fit");
 
 /* Split a radix 2^64 value (top word < 2^3) into five 26-bit limbs. */
-static void to_26(uint32_t l[5], const uint64_t h[3])
+static inline void to_26(uint64_t l[5], uint64_t h0, uint64_t h1, uint64_t h2)
 {
-    l[0] = (uint32_t)h[0] & M26;
-    l[1] = (uint32_t)(h[0] >> 26) & M26;
-    l[2] = (uint32_t)((h[0] >> 52) | (h[1] << 12)) & M26;
-    l[3] = (uint32_t)(h[1] >> 14) & M26;
-    l[4] = (uint32_t)((h[1] >> 40) | (h[2] << 24));
+    l[0] = h0 & M26;
+    l[1] = (h0 >> 26) & M26;
+    l[2] = ((h0 >> 52) | (h1 << 12)) & M26;
+    l[3] = (h1 >> 14) & M26;
+    l[4] = (h1 >> 40) | (h2 << 24);
 }
 
-/* r^1..r^4 as 26-bit limbs in lanes (r^4, r^2, r^3, r^1), see LOAD_4BLOCKS. */
-static void compute_powers(poly1305_avx2_st *p)
-{
-    uint64_t pw[4][3];
-    uint32_t l[4][5];
-    int k, i;
-
-    pw[0][0] = p->sc.r[0];
-    pw[0][1] = p->sc.r[1];
-    pw[0][2] = 0;
-    for (k = 1; k < 4; k++) {
-        pw[k][0] = pw[k - 1][0];
-        pw[k][1] = pw[k - 1][1];
-        pw[k][2] = pw[k - 1][2];
-        poly1305_r64_mul(pw[k], p->sc.r[0], p->sc.r[1]);
-    }
-    for (k = 0; k < 4; k++)
-        to_26(l[k], pw[k]);
-    for (i = 0; i < 5; i++) {
-        __m256i v = _mm256_setr_epi64x(l[3][i], l[1][i], l[2][i], l[0][i]);
-
-        _mm256_storeu_si256((__m256i *)p->rv[i], v);
-        _mm256_storeu_si256((__m256i *)p->sv[i],
-                            _mm256_add_epi64(v, _mm256_slli_epi64(v, 2)));
-    }
-    p->have_powers |= 1;
-}
+/* a = a * r (the clamped key) in radix 2^64, see poly1305_r64_mul() */
+#define MUL_R(a0, a1, a2)                                                   \
+    do {                                                                    \
+        uint64_t h_[3] = { a0, a1, a2 };                                    \
+                                                                            \
+        poly1305_r64_mul(h_, r0, r1);                                       \
+        a0 = h_[0]; a1 = h_[1]; a2 = h_[2];                                 \
+    } while (0)
 
 /*
- * The lane kernel works on five named __m256i limbs (x##0 .. x##4), not
- * arrays, so that the compiler keeps them in registers.
+ * r^1..r^4 as 26-bit limbs in lanes (r^4, r^2, r^3, r^1), see LOAD_4BLOCKS.
+ * Scalars only, so that nothing but the stored powers reaches memory.
  */
+static void compute_powers(poly1305_avx2_st *p)
+{
+    const uint64_t r0 = p->sc.r[0], r1 = p->sc.r[1];
+    uint64_t a0 = r0, a1 = r1, a2 = 0, b0, b1, b2, c0, c1, c2;
+    __m256i v[5];
+    int i;
+
+    MUL_R(a0, a1, a2);                                  /* r^2 */
+    b0 = a0; b1 = a1; b2 = a2;
+    MUL_R(b0, b1, b2);                                  /* r^3 */
+    c0 = b0; c1 = b1; c2 = b2;
+    MUL_R(c0, c1, c2);                                  /* r^4 */
+#define LANES(f)                                                            \
+    _mm256_setr_epi64x((long long)(f(c0, c1, c2)), (long long)(f(a0, a1, a2)), \
+                       (long long)(f(b0, b1, b2)), (long long)(f(r0, r1, 0)))
+#define L0(x0, x1, x2) ((x0) & M26)
+#define L1(x0, x1, x2) (((x0) >> 26) & M26)
+#define L2(x0, x1, x2) ((((x0) >> 52) | ((x1) << 12)) & M26)
+#define L3(x0, x1, x2) (((x1) >> 14) & M26)
+#define L4(x0, x1, x2) (((x1) >> 40) | ((x2) << 24))
+    v[0] = LANES(L0);
+    v[1] = LANES(L1);
+    v[2] = LANES(L2);
+    v[3] = LANES(L3);
+    v[4] = LANES(L4);
+#undef LANES
+#undef L0
+#undef L1
+#undef L2
+#undef L3
+#undef L4
+    for (i = 0; i < 5; i++) {
+        _mm256_storeu_si256((__m256i *)p->pw[i], v[i]);
+        if (i > 0)
+            _mm256_storeu_si256((__m256i *)p->pw[4 + i],
+                                _mm256_add_epi64(v[i], _mm256_slli_epi64(v[i], 2)));
+    }
+    p->have_powers = 1;
+}
 
 /*
  * m = four blocks as 26-bit limbs plus the 2^128 bit. Unpacking within the
@@ -134,209 +169,320 @@ static void compute_powers(poly1305_avx2_st *p)
         m##4 = _mm256_or_si256(_mm256_srli_epi64(hi_, 40), (hibit));        \
     } while (0)
 
-#define LOADV(x) _mm256_loadu_si256((const __m256i *)(x))
-#define MUL(a, b) _mm256_mul_epu32(a, b)
-#define ADD(a, b) _mm256_add_epi64(a, b)
-
-/* d = h * r per lane, unreduced (each limb < 2^59); s = 5 * r */
-#define MUL_LANES(d, h, r, s)                                               \
-    do {                                                                    \
-        d##0 = ADD(ADD(ADD(MUL(h##0, r##0), MUL(h##1, s##4)),               \
-                       ADD(MUL(h##2, s##3), MUL(h##3, s##2))),              \
-                   MUL(h##4, s##1));                                        \
-        d##1 = ADD(ADD(ADD(MUL(h##0, r##1), MUL(h##1, r##0)),               \
-                       ADD(MUL(h##2, s##4), MUL(h##3, s##3))),              \
-                   MUL(h##4, s##2));                                        \
-        d##2 = ADD(ADD(ADD(MUL(h##0, r##2), MUL(h##1, r##1)),               \
-                       ADD(MUL(h##2, r##0), MUL(h##3, s##4))),              \
-                   MUL(h##4, s##3));                                        \
-        d##3 = ADD(ADD(ADD(MUL(h##0, r##3), MUL(h##1, r##2)),               \
-                       ADD(MUL(h##2, r##1), MUL(h##3, r##0))),              \
-                   MUL(h##4, s##4));                                        \
-        d##4 = ADD(ADD(ADD(MUL(h##0, r##4), MUL(h##1, r##3)),               \
-                       ADD(MUL(h##2, r##2), MUL(h##3, r##1))),              \
-                   MUL(h##4, r##0));                                        \
-    } while (0)
-
-/* one carry step: limb a keeps 26 bits, the rest moves into b */
-#define CARRY(a, b)                                                         \
-    do {                                                                    \
-        __m256i k_ = _mm256_srli_epi64(a, 26);                              \
-        a = _mm256_and_si256(a, mask26);                                    \
-        b = ADD(b, k_);                                                     \
-    } while (0)
-
-/* h = d with limbs back to 26 bits plus a small excess */
-#define CARRY_LANES(h, d)                                                   \
-    do {                                                                    \
-        __m256i c_;                                                         \
-        /* two interleaved chains: 3->4->0->1 and 0->1->2->3->4 */          \
-        CARRY(d##3, d##4);                                                  \
-        CARRY(d##0, d##1);                                                  \
-        c_ = _mm256_srli_epi64(d##4, 26);                                   \
-        d##4 = _mm256_and_si256(d##4, mask26);                              \
-        d##0 = ADD(d##0, ADD(c_, _mm256_slli_epi64(c_, 2)));  /* 2^130=5 */ \
-        CARRY(d##1, d##2);                                                  \
-        CARRY(d##0, d##1);                                                  \
-        CARRY(d##2, d##3);                                                  \
-        CARRY(d##3, d##4);                                                  \
-        h##0 = d##0; h##1 = d##1; h##2 = d##2; h##3 = d##3; h##4 = d##4;    \
-    } while (0)
-
-#define ADD_LIMBS(h, m)                                                     \
-    do {                                                                    \
-        h##0 = ADD(h##0, m##0); h##1 = ADD(h##1, m##1);                     \
-        h##2 = ADD(h##2, m##2); h##3 = ADD(h##3, m##3);                     \
-        h##4 = ADD(h##4, m##4);                                             \
-    } while (0)
-
-static inline uint64_t hsum(__m256i v)
-{
-    __m128i x = _mm_add_epi64(_mm256_castsi256_si128(v),
-                              _mm256_extracti128_si256(v, 1));
-
-    x = _mm_add_epi64(x, _mm_unpackhi_epi64(x, x));
-    return (uint64_t)_mm_cvtsi128_si64(x);
-}
-
-/* r^8 = (r^4)^2 as 26-bit limbs (not fully reduced, each < 2^26 + 2^9). */
-static void compute_r8(poly1305_avx2_st *p)
-{
-    const __m256i mask26 = _mm256_set1_epi64x(M26);
-    __m256i a0, a1, a2, a3, a4, r0, r1, r2, r3, r4, s1, s2, s3, s4;
-    __m256i d0, d1, d2, d3, d4;
-    int i;
-
-    a0 = LOADV(p->rv[0]); a1 = LOADV(p->rv[1]); a2 = LOADV(p->rv[2]);
-    a3 = LOADV(p->rv[3]); a4 = LOADV(p->rv[4]);
-    r0 = _mm256_set1_epi64x((long long)p->rv[0][0]);
-    r1 = _mm256_set1_epi64x((long long)p->rv[1][0]);
-    r2 = _mm256_set1_epi64x((long long)p->rv[2][0]);
-    r3 = _mm256_set1_epi64x((long long)p->rv[3][0]);
-    r4 = _mm256_set1_epi64x((long long)p->rv[4][0]);
-    s1 = ADD(r1, _mm256_slli_epi64(r1, 2)); s2 = ADD(r2, _mm256_slli_epi64(r2, 2));
-    s3 = ADD(r3, _mm256_slli_epi64(r3, 2)); s4 = ADD(r4, _mm256_slli_epi64(r4, 2));
-    MUL_LANES(d, a, r, s);
-    CARRY_LANES(a, d);
-    /* lane 0 is r^4 * r^4 */
-    p->r8[0] = (uint64_t)_mm256_extract_epi64(a0, 0);
-    p->r8[1] = (uint64_t)_mm256_extract_epi64(a1, 0);
-    p->r8[2] = (uint64_t)_mm256_extract_epi64(a2, 0);
-    p->r8[3] = (uint64_t)_mm256_extract_epi64(a3, 0);
-    p->r8[4] = (uint64_t)_mm256_extract_epi64(a4, 0);
-    for (i = 1; i < 5; i++)
-        p->r8[4 + i] = 5 * p->r8[i];
-    p->have_powers |= 2;
-}
-
 /*
- * The two-set kernel: sets A (ymm0-4) and B (ymm5-9) each hold four lanes of
- * pending sums (26-bit limbs); per iteration each is multiplied by r^8 and
- * the next four blocks are added before the carry. The sets are independent,
- * so one set's multiplies overlap the other's carry chain.
- * Table t (32-byte rows): r^8 limbs 0-4 (rows 0-4), 5 r^8 limbs 1-4 (rows
- * 5-8), the 26-bit mask (row 9), the 2^128 bit in limb 4 (row 10).
- * Products go to ymm10-14, ymm15 is the scratch register.
+ * The kernels, in inline assembly so that the register allocation and the
+ * memory operands are ours and not the compiler's (GCC spills limbs here).
+ * A four-lane set x0..x4 (26-bit limbs, each < 2^27) is multiplied by a power
+ * r whose table (32-byte rows) holds r limbs 0-4 in rows 0-4 and 5 r limbs
+ * 1-4 in rows 5-8: d_k = sum of x_i r_j over i + j = k, plus 5 x_i r_j over
+ * i + j = k + 5 (2^130 = 5 mod p). Each d_k < 2^58. Products go to
+ * ymm10-14; ymm15 is scratch.
  */
-#define T_R(i)  #i "*32(%[t])"
-#define T_S(i)  "(4+" #i ")*32(%[t])"
-#define T_MASK  "9*32(%[t])"
-#define T_HIBIT "10*32(%[t])"
+#define K_ROW_R(t, i) #i "*32(" t ")"
+#define K_ROW_S(t, i) "(4+" #i ")*32(" t ")"
 
 #define K_MUL(c, x, d)  "vpmuludq " c "," x "," d "\n\t"
 #define K_MAC(c, x, d)  K_MUL(c, x, "%%ymm15") "vpaddq %%ymm15," d "," d "\n\t"
 
-#define K_STEP(x0, x1, x2, x3, x4, off_lo, off_hi)                          \
-    /* products: d_k = sum of x_i * r_j (i + j = k) and 5 x_i r_j (i + j = k + 5) */ \
-    K_MUL(T_R(0), x0, "%%ymm10") K_MAC(T_S(4), x1, "%%ymm10")               \
-    K_MAC(T_S(3), x2, "%%ymm10") K_MAC(T_S(2), x3, "%%ymm10")               \
-    K_MAC(T_S(1), x4, "%%ymm10")                                            \
-    K_MUL(T_R(1), x0, "%%ymm11") K_MAC(T_R(0), x1, "%%ymm11")               \
-    K_MAC(T_S(4), x2, "%%ymm11") K_MAC(T_S(3), x3, "%%ymm11")               \
-    K_MAC(T_S(2), x4, "%%ymm11")                                            \
-    K_MUL(T_R(2), x0, "%%ymm12") K_MAC(T_R(1), x1, "%%ymm12")               \
-    K_MAC(T_R(0), x2, "%%ymm12") K_MAC(T_S(4), x3, "%%ymm12")               \
-    K_MAC(T_S(3), x4, "%%ymm12")                                            \
-    K_MUL(T_R(3), x0, "%%ymm13") K_MAC(T_R(2), x1, "%%ymm13")               \
-    K_MAC(T_R(1), x2, "%%ymm13") K_MAC(T_R(0), x3, "%%ymm13")               \
-    K_MAC(T_S(4), x4, "%%ymm13")                                            \
-    K_MUL(T_R(4), x0, "%%ymm14") K_MAC(T_R(3), x1, "%%ymm14")               \
-    K_MAC(T_R(2), x2, "%%ymm14") K_MAC(T_R(1), x3, "%%ymm14")               \
-    K_MAC(T_R(0), x4, "%%ymm14")                                            \
-    /* next four blocks: lo, hi = low and high 8 bytes (lanes 0, 2, 1, 3) */ \
+/*
+ * Column by column, the limbs that the carry chain finishes last (x0, then
+ * x1) are multiplied last, so that a single set's next step starts on x2-x4
+ * while the previous carry is still running. f is K_MUL, or K_MAC when the
+ * columns already hold the message.
+ */
+#define K_PRODUCTS_F(f, t, x0, x1, x2, x3, x4)                              \
+    f(K_ROW_S(t, 3), x2, "%%ymm10") K_MAC(K_ROW_S(t, 2), x3, "%%ymm10")     \
+    K_MAC(K_ROW_S(t, 1), x4, "%%ymm10")                                     \
+    f(K_ROW_S(t, 4), x2, "%%ymm11") K_MAC(K_ROW_S(t, 3), x3, "%%ymm11")     \
+    K_MAC(K_ROW_S(t, 2), x4, "%%ymm11")                                     \
+    f(K_ROW_R(t, 0), x2, "%%ymm12") K_MAC(K_ROW_S(t, 4), x3, "%%ymm12")     \
+    K_MAC(K_ROW_S(t, 3), x4, "%%ymm12")                                     \
+    f(K_ROW_R(t, 1), x2, "%%ymm13") K_MAC(K_ROW_R(t, 0), x3, "%%ymm13")     \
+    K_MAC(K_ROW_S(t, 4), x4, "%%ymm13")                                     \
+    f(K_ROW_R(t, 2), x2, "%%ymm14") K_MAC(K_ROW_R(t, 1), x3, "%%ymm14")     \
+    K_MAC(K_ROW_R(t, 0), x4, "%%ymm14")                                     \
+    K_MAC(K_ROW_R(t, 0), x0, "%%ymm10") K_MAC(K_ROW_S(t, 4), x1, "%%ymm10") \
+    K_MAC(K_ROW_R(t, 1), x0, "%%ymm11") K_MAC(K_ROW_R(t, 0), x1, "%%ymm11") \
+    K_MAC(K_ROW_R(t, 2), x0, "%%ymm12") K_MAC(K_ROW_R(t, 1), x1, "%%ymm12") \
+    K_MAC(K_ROW_R(t, 3), x0, "%%ymm13") K_MAC(K_ROW_R(t, 2), x1, "%%ymm13") \
+    K_MAC(K_ROW_R(t, 4), x0, "%%ymm14") K_MAC(K_ROW_R(t, 3), x1, "%%ymm14")
+#define K_PRODUCTS(t, x0, x1, x2, x3, x4)                                   \
+    K_PRODUCTS_F(K_MUL, t, x0, x1, x2, x3, x4)
+#define K_PRODUCTS_ADD(t, x0, x1, x2, x3, x4)                               \
+    K_PRODUCTS_F(K_MAC, t, x0, x1, x2, x3, x4)
+
+/* %[k]: row 0 the 26-bit mask, row 1 the 2^128 bit (in limb 4) */
+#define K_MASK  "0(%[k])"
+#define K_HIBIT "32(%[k])"
+
+/*
+ * d += the next four blocks (lanes 0, 2, 1, 3 as in LOAD_4BLOCKS), with
+ * fewer operations than splitting them into clean limbs: bits 0-25 go to
+ * d0, bits 26-63 (unmasked) to d1, 64-77 to d2, 78-127 (unmasked) to d3,
+ * the pad bit to d4; the carry below spreads the excess. Uses x0-x3.
+ */
+#define K_MESSAGE(x0, x1, x2, x3, off_lo, off_hi)                           \
     "vmovdqu " off_lo "(%[in])," x0 "\n\t"                                  \
     "vpunpcklqdq " off_hi "(%[in])," x0 "," x1 "\n\t"                       \
     "vpunpckhqdq " off_hi "(%[in])," x0 "," x2 "\n\t"                       \
-    /* bits 0-25 to limb 0, 26-63 to limb 1, 64-77 to limb 2, 78-127 to 3 */ \
-    "vpand " T_MASK "," x1 "," x3 "\n\t"                                    \
+    "vpand " K_MASK "," x1 "," x3 "\n\t"                                    \
     "vpaddq " x3 ",%%ymm10,%%ymm10\n\t"                                     \
     "vpsrlq $26," x1 "," x1 "\n\t"                                          \
     "vpaddq " x1 ",%%ymm11,%%ymm11\n\t"                                     \
     "vpsllq $12," x2 "," x3 "\n\t"                                          \
-    "vpand " T_MASK "," x3 "," x3 "\n\t"                                    \
+    "vpand " K_MASK "," x3 "," x3 "\n\t"                                    \
     "vpaddq " x3 ",%%ymm12,%%ymm12\n\t"                                     \
     "vpsrlq $14," x2 "," x2 "\n\t"                                          \
     "vpaddq " x2 ",%%ymm13,%%ymm13\n\t"                                     \
-    "vpaddq " T_HIBIT ",%%ymm14,%%ymm14\n\t"                                \
-    /* carry 0 -> 1 -> 2 -> 3 -> 4 -> 0 (times 5) -> 1 */                   \
+    "vpaddq " K_HIBIT ",%%ymm14,%%ymm14\n\t"
+
+/* The same split, into ymm10-14 before the products; uses ymm5-7. */
+#define K_MESSAGE_FIRST(off_lo, off_hi)                                     \
+    "vmovdqu " off_lo "(%[in]),%%ymm5\n\t"                                 \
+    "vpunpcklqdq " off_hi "(%[in]),%%ymm5,%%ymm6\n\t"                      \
+    "vpunpckhqdq " off_hi "(%[in]),%%ymm5,%%ymm7\n\t"                      \
+    "vpand " K_MASK ",%%ymm6,%%ymm10\n\t"                                  \
+    "vpsrlq $26,%%ymm6,%%ymm11\n\t"                                        \
+    "vpsllq $12,%%ymm7,%%ymm12\n\t"                                        \
+    "vpand " K_MASK ",%%ymm12,%%ymm12\n\t"                                 \
+    "vpsrlq $14,%%ymm7,%%ymm13\n\t"                                        \
+    "vmovdqu " K_HIBIT ",%%ymm14\n\t"
+
+/*
+ * x = d carried 0 -> 1 -> 2 -> 3 -> 4 -> 0 (times 5) -> 1: every limb ends
+ * below 2^26, except x1 below 2^26 + 2^9.
+ */
+#define K_CARRY(x0, x1, x2, x3, x4)                                         \
     "vpsrlq $26,%%ymm10,%%ymm15\n\t"                                        \
-    "vpand " T_MASK ",%%ymm10," x0 "\n\t"                                   \
+    "vpand " K_MASK ",%%ymm10," x0 "\n\t"                                   \
     "vpaddq %%ymm15,%%ymm11,%%ymm11\n\t"                                    \
     "vpsrlq $26,%%ymm11,%%ymm15\n\t"                                        \
-    "vpand " T_MASK ",%%ymm11," x1 "\n\t"                                   \
+    "vpand " K_MASK ",%%ymm11," x1 "\n\t"                                   \
     "vpaddq %%ymm15,%%ymm12,%%ymm12\n\t"                                    \
     "vpsrlq $26,%%ymm12,%%ymm15\n\t"                                        \
-    "vpand " T_MASK ",%%ymm12," x2 "\n\t"                                   \
+    "vpand " K_MASK ",%%ymm12," x2 "\n\t"                                   \
     "vpaddq %%ymm15,%%ymm13,%%ymm13\n\t"                                    \
     "vpsrlq $26,%%ymm13,%%ymm15\n\t"                                        \
-    "vpand " T_MASK ",%%ymm13," x3 "\n\t"                                   \
+    "vpand " K_MASK ",%%ymm13," x3 "\n\t"                                   \
     "vpaddq %%ymm15,%%ymm14,%%ymm14\n\t"                                    \
     "vpsrlq $26,%%ymm14,%%ymm15\n\t"                                        \
-    "vpand " T_MASK ",%%ymm14," x4 "\n\t"                                   \
+    "vpand " K_MASK ",%%ymm14," x4 "\n\t"                                   \
     "vpsllq $2,%%ymm15,%%ymm10\n\t"                                         \
     "vpaddq %%ymm15,%%ymm10,%%ymm10\n\t"                                    \
     "vpaddq %%ymm10," x0 "," x0 "\n\t"                                      \
     "vpsrlq $26," x0 ",%%ymm15\n\t"                                         \
-    "vpand " T_MASK "," x0 "," x0 "\n\t"                                    \
+    "vpand " K_MASK "," x0 "," x0 "\n\t"                                    \
     "vpaddq %%ymm15," x1 "," x1 "\n\t"
 
-/* np >= 1 iterations of 8 blocks; st: A limbs 0-4 then B limbs 0-4 */
-static void pair_loop(uint64_t st[10][4], const uint64_t t[11][4],
-                      const uint8_t *in, size_t np)
+/* expand the register lists before the kernel macros see them */
+#define K_X(m, ...) m(__VA_ARGS__)
+#define K_SET_A "%%ymm0", "%%ymm1", "%%ymm2", "%%ymm3", "%%ymm4"
+#define K_SET_B "%%ymm5", "%%ymm6", "%%ymm7", "%%ymm8", "%%ymm9"
+#define K_LOAD_A(s)                                                         \
+    "vmovdqu 0*32(" s "),%%ymm0\n\t" "vmovdqu 1*32(" s "),%%ymm1\n\t"       \
+    "vmovdqu 2*32(" s "),%%ymm2\n\t" "vmovdqu 3*32(" s "),%%ymm3\n\t"       \
+    "vmovdqu 4*32(" s "),%%ymm4\n\t"
+#define K_STORE_A(s)                                                        \
+    "vmovdqu %%ymm0,0*32(" s ")\n\t" "vmovdqu %%ymm1,1*32(" s ")\n\t"       \
+    "vmovdqu %%ymm2,2*32(" s ")\n\t" "vmovdqu %%ymm3,3*32(" s ")\n\t"       \
+    "vmovdqu %%ymm4,4*32(" s ")\n\t"
+#define K_LOAD_B(s)                                                         \
+    "vmovdqu 5*32(" s "),%%ymm5\n\t" "vmovdqu 6*32(" s "),%%ymm6\n\t"       \
+    "vmovdqu 7*32(" s "),%%ymm7\n\t" "vmovdqu 8*32(" s "),%%ymm8\n\t"       \
+    "vmovdqu 9*32(" s "),%%ymm9\n\t"
+#define K_STORE_B(s)                                                        \
+    "vmovdqu %%ymm5,5*32(" s ")\n\t" "vmovdqu %%ymm6,6*32(" s ")\n\t"       \
+    "vmovdqu %%ymm7,7*32(" s ")\n\t" "vmovdqu %%ymm8,8*32(" s ")\n\t"       \
+    "vmovdqu %%ymm9,9*32(" s ")\n\t"
+
+#define K_CLOBBERS                                                          \
+    "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", \
+    "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15",          \
+    "memory", "cc"
+
+/*
+ * np >= 1 times: A = carry(A r^8 + next four blocks), then the same for B.
+ * st: A limbs in rows 0-4, B in rows 5-9. First builds the r^8 table t8 as
+ * r^4 * r^4 from the r^4 table t4 (each limb of r^8 < 2^26 + 2^7).
+ */
+static void kernel_pairs(uint64_t st[10][4], const uint64_t t4[9][4],
+                         uint64_t t8[9][4], const uint64_t k[2][4],
+                         const uint8_t *in, size_t np)
 {
     __asm__ volatile(
-        "vmovdqu 0*32(%[s]),%%ymm0\n\t"
-        "vmovdqu 1*32(%[s]),%%ymm1\n\t"
-        "vmovdqu 2*32(%[s]),%%ymm2\n\t"
-        "vmovdqu 3*32(%[s]),%%ymm3\n\t"
-        "vmovdqu 4*32(%[s]),%%ymm4\n\t"
-        "vmovdqu 5*32(%[s]),%%ymm5\n\t"
-        "vmovdqu 6*32(%[s]),%%ymm6\n\t"
-        "vmovdqu 7*32(%[s]),%%ymm7\n\t"
-        "vmovdqu 8*32(%[s]),%%ymm8\n\t"
-        "vmovdqu 9*32(%[s]),%%ymm9\n\t"
+        K_LOAD_A("%[t]")
+        K_X(K_PRODUCTS, "%[t]", K_SET_A)
+        K_X(K_CARRY, K_SET_A)
+        K_STORE_A("%[e]")
+        "vpsllq $2,%%ymm1,%%ymm11\n\t"
+        "vpsllq $2,%%ymm2,%%ymm12\n\t"
+        "vpsllq $2,%%ymm3,%%ymm13\n\t"
+        "vpsllq $2,%%ymm4,%%ymm14\n\t"
+        "vpaddq %%ymm1,%%ymm11,%%ymm11\n\t"
+        "vpaddq %%ymm2,%%ymm12,%%ymm12\n\t"
+        "vpaddq %%ymm3,%%ymm13,%%ymm13\n\t"
+        "vpaddq %%ymm4,%%ymm14,%%ymm14\n\t"
+        "vmovdqu %%ymm11,5*32(%[e])\n\t"
+        "vmovdqu %%ymm12,6*32(%[e])\n\t"
+        "vmovdqu %%ymm13,7*32(%[e])\n\t"
+        "vmovdqu %%ymm14,8*32(%[e])\n\t"
+        K_LOAD_A("%[s]") K_LOAD_B("%[s]")
         ".p2align 4\n"
         "1:\n\t"
-        K_STEP("%%ymm0", "%%ymm1", "%%ymm2", "%%ymm3", "%%ymm4", "0", "32")
-        K_STEP("%%ymm5", "%%ymm6", "%%ymm7", "%%ymm8", "%%ymm9", "64", "96")
+        K_X(K_PRODUCTS, "%[e]", K_SET_A)
+        K_MESSAGE("%%ymm0", "%%ymm1", "%%ymm2", "%%ymm3", "0", "32")
+        K_X(K_CARRY, K_SET_A)
+        K_X(K_PRODUCTS, "%[e]", K_SET_B)
+        K_MESSAGE("%%ymm5", "%%ymm6", "%%ymm7", "%%ymm8", "64", "96")
+        K_X(K_CARRY, K_SET_B)
         "add $128,%[in]\n\t"
         "dec %[n]\n\t"
         "jnz 1b\n\t"
-        "vmovdqu %%ymm0,0*32(%[s])\n\t"
-        "vmovdqu %%ymm1,1*32(%[s])\n\t"
-        "vmovdqu %%ymm2,2*32(%[s])\n\t"
-        "vmovdqu %%ymm3,3*32(%[s])\n\t"
-        "vmovdqu %%ymm4,4*32(%[s])\n\t"
-        "vmovdqu %%ymm5,5*32(%[s])\n\t"
-        "vmovdqu %%ymm6,6*32(%[s])\n\t"
-        "vmovdqu %%ymm7,7*32(%[s])\n\t"
-        "vmovdqu %%ymm8,8*32(%[s])\n\t"
-        "vmovdqu %%ymm9,9*32(%[s])\n\t"
+        K_STORE_A("%[s]") K_STORE_B("%[s]")
         : [in] "+r"(in), [n] "+r"(np)
-        : [s] "r"(st), [t] "r"(t)
-        : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",
-          "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14",
-          "xmm15", "memory", "cc");
+        : [s] "r"(st), [t] "r"(t4), [e] "r"(t8), [k] "r"(k)
+        : K_CLOBBERS);
+}
+
+/* A = carry(A r^4 + B): two sets become one pending four-lane sum. */
+static void kernel_merge(uint64_t st[10][4], const uint64_t t4[9][4],
+                         const uint64_t k[2][4])
+{
+    __asm__ volatile(
+        K_LOAD_A("%[s]")
+        K_X(K_PRODUCTS, "%[t]", K_SET_A)
+        "vpaddq 5*32(%[s]),%%ymm10,%%ymm10\n\t"
+        "vpaddq 6*32(%[s]),%%ymm11,%%ymm11\n\t"
+        "vpaddq 7*32(%[s]),%%ymm12,%%ymm12\n\t"
+        "vpaddq 8*32(%[s]),%%ymm13,%%ymm13\n\t"
+        "vpaddq 9*32(%[s]),%%ymm14,%%ymm14\n\t"
+        K_X(K_CARRY, K_SET_A)
+        K_STORE_A("%[s]")
+        :
+        : [s] "r"(st), [t] "r"(t4), [k] "r"(k)
+        : K_CLOBBERS);
+}
+
+/*
+ * The split of LOAD_4BLOCKS in assembly, added to x0-x4 (a clean pending
+ * sum, each limb < 2^27 with the h it is added to); uses ymm5-7, ymm10-11.
+ */
+#define K_MESSAGE_CLEAN(off_lo, off_hi)                                     \
+    "vmovdqu " off_lo "(%[in]),%%ymm5\n\t"                                  \
+    "vpunpcklqdq " off_hi "(%[in]),%%ymm5,%%ymm6\n\t"                       \
+    "vpunpckhqdq " off_hi "(%[in]),%%ymm5,%%ymm7\n\t"                       \
+    "vpand " K_MASK ",%%ymm6,%%ymm10\n\t"                                   \
+    "vpaddq %%ymm10,%%ymm0,%%ymm0\n\t"                                      \
+    "vpsrlq $26,%%ymm6,%%ymm10\n\t"                                         \
+    "vpand " K_MASK ",%%ymm10,%%ymm10\n\t"                                  \
+    "vpaddq %%ymm10,%%ymm1,%%ymm1\n\t"                                      \
+    "vpsrlq $52,%%ymm6,%%ymm10\n\t"                                         \
+    "vpsllq $12,%%ymm7,%%ymm11\n\t"                                         \
+    "vpor %%ymm11,%%ymm10,%%ymm10\n\t"                                      \
+    "vpand " K_MASK ",%%ymm10,%%ymm10\n\t"                                  \
+    "vpaddq %%ymm10,%%ymm2,%%ymm2\n\t"                                      \
+    "vpsrlq $14,%%ymm7,%%ymm10\n\t"                                         \
+    "vpand " K_MASK ",%%ymm10,%%ymm10\n\t"                                  \
+    "vpaddq %%ymm10,%%ymm3,%%ymm3\n\t"                                      \
+    "vpsrlq $40,%%ymm7,%%ymm10\n\t"                                         \
+    "vpaddq " K_HIBIT ",%%ymm10,%%ymm10\n\t"                                \
+    "vpaddq %%ymm10,%%ymm4,%%ymm4\n\t"
+
+/*
+ * From a pending set A in ymm0-4: n >= 0 times A = carry(A r^4 + next four
+ * blocks); then A times the lane powers (r^4, r^2, r^3, r^1), summed over
+ * the lanes into o0-o4 (each < 2^60).
+ */
+#define K_TAIL                                                              \
+        "test %[n],%[n]\n\t"                                                \
+        "jz 2f\n\t"                                                         \
+        ".p2align 4\n"                                                      \
+        "1:\n\t"                                                            \
+        K_MESSAGE_FIRST("0", "32")                                          \
+        K_X(K_PRODUCTS_ADD, "%[t]", K_SET_A)                                \
+        K_X(K_CARRY, K_SET_A)                                               \
+        "add $64,%[in]\n\t"                                                 \
+        "dec %[n]\n\t"                                                      \
+        "jnz 1b\n"                                                          \
+        "2:\n\t"                                                            \
+        K_X(K_PRODUCTS, "%[p]", K_SET_A)                                    \
+        /* horizontal sums of ymm10-14 */                                   \
+        "vextracti128 $1,%%ymm10,%%xmm0\n\t"                                \
+        "vextracti128 $1,%%ymm11,%%xmm1\n\t"                                \
+        "vextracti128 $1,%%ymm12,%%xmm2\n\t"                                \
+        "vextracti128 $1,%%ymm13,%%xmm3\n\t"                                \
+        "vextracti128 $1,%%ymm14,%%xmm4\n\t"                                \
+        "vpaddq %%xmm0,%%xmm10,%%xmm10\n\t"                                 \
+        "vpaddq %%xmm1,%%xmm11,%%xmm11\n\t"                                 \
+        "vpaddq %%xmm2,%%xmm12,%%xmm12\n\t"                                 \
+        "vpaddq %%xmm3,%%xmm13,%%xmm13\n\t"                                 \
+        "vpaddq %%xmm4,%%xmm14,%%xmm14\n\t"                                 \
+        "vpshufd $0x4e,%%xmm10,%%xmm0\n\t"                                  \
+        "vpshufd $0x4e,%%xmm11,%%xmm1\n\t"                                  \
+        "vpshufd $0x4e,%%xmm12,%%xmm2\n\t"                                  \
+        "vpshufd $0x4e,%%xmm13,%%xmm3\n\t"                                  \
+        "vpshufd $0x4e,%%xmm14,%%xmm4\n\t"                                  \
+        "vpaddq %%xmm0,%%xmm10,%%xmm10\n\t"                                 \
+        "vpaddq %%xmm1,%%xmm11,%%xmm11\n\t"                                 \
+        "vpaddq %%xmm2,%%xmm12,%%xmm12\n\t"                                 \
+        "vpaddq %%xmm3,%%xmm13,%%xmm13\n\t"                                 \
+        "vpaddq %%xmm4,%%xmm14,%%xmm14\n\t"                                 \
+        "vmovq %%xmm10,%[o0]\n\t"                                           \
+        "vmovq %%xmm11,%[o1]\n\t"                                           \
+        "vmovq %%xmm12,%[o2]\n\t"                                           \
+        "vmovq %%xmm13,%[o3]\n\t"                                           \
+        "vmovq %%xmm14,%[o4]\n\t"
+
+/* kernel_tail() from the pending set A in st rows 0-4 */
+static void kernel_tail(const uint64_t st[10][4], const uint64_t t4[9][4],
+                        const uint64_t pw[9][4], const uint64_t k[2][4],
+                        const uint8_t *in, size_t n, uint64_t out[5])
+{
+    uint64_t o0, o1, o2, o3, o4;
+
+    __asm__ volatile(
+        K_LOAD_A("%[s]")
+        K_TAIL
+        : [in] "+r"(in), [n] "+r"(n), [o0] "=r"(o0), [o1] "=r"(o1),
+          [o2] "=r"(o2), [o3] "=r"(o3), [o4] "=r"(o4)
+        : [s] "r"(st), [t] "r"(t4), [p] "r"(pw), [k] "r"(k)
+        : K_CLOBBERS);
+    out[0] = o0;
+    out[1] = o1;
+    out[2] = o2;
+    out[3] = o3;
+    out[4] = o4;
+}
+
+/*
+ * The same from h (26-bit limbs hl, entering lane 0) and n >= 1 groups:
+ * A = h + the first four blocks, then as kernel_tail() for the other n - 1.
+ */
+static void kernel_single(const uint64_t hl[5], const uint64_t t4[9][4],
+                          const uint64_t pw[9][4], const uint64_t k[2][4],
+                          const uint8_t *in, size_t n, uint64_t out[5])
+{
+    uint64_t o0, o1, o2, o3, o4;
+
+    n--;
+    __asm__ volatile(
+        "vmovq 0*8(%[h]),%%xmm0\n\t"
+        "vmovq 1*8(%[h]),%%xmm1\n\t"
+        "vmovq 2*8(%[h]),%%xmm2\n\t"
+        "vmovq 3*8(%[h]),%%xmm3\n\t"
+        "vmovq 4*8(%[h]),%%xmm4\n\t"
+        K_MESSAGE_CLEAN("0", "32")
+        "add $64,%[in]\n\t"
+        K_TAIL
+        : [in] "+r"(in), [n] "+r"(n), [o0] "=r"(o0), [o1] "=r"(o1),
+          [o2] "=r"(o2), [o3] "=r"(o3), [o4] "=r"(o4)
+        : [h] "r"(hl), [t] "r"(t4), [p] "r"(pw), [k] "r"(k)
+        : K_CLOBBERS);
+    out[0] = o0;
+    out[1] = o1;
+    out[2] = o2;
+    out[3] = o3;
+    out[4] = o4;
 }
 
 /* Absorb 4 * ng blocks (ng >= 1). */
@@ -345,102 +491,67 @@ static void vector_blocks(poly1305_avx2_st *p, const uint8_t *in, size_t ng,
 {
     const __m256i mask26 = _mm256_set1_epi64x(M26);
     const __m256i hibit = _mm256_set1_epi64x((long long)(padbit << 24));
-    __m256i r0, r1, r2, r3, r4, s1, s2, s3, s4;
-    __m256i h0, h1, h2, h3, h4, m0, m1, m2, m3, m4, d0, d1, d2, d3, d4;
-    uint32_t l[5];
-    uint64_t t[5], c;
+    _Alignas(32) uint64_t t4[9][4];      /* r^4 in every lane */
+    _Alignas(32) uint64_t k[2][4];
+    __m256i m0, m1, m2, m3, m4;
+    uint64_t l[5], t[5], c;
     u128 acc;
+    int i;
 
-    if (!(p->have_powers & 1))
+    if (!p->have_powers)
         compute_powers(p);
-    /* the running h enters lane 0; h holds pending sums (not yet times r) */
-    to_26(l, p->sc.h);
-    h0 = _mm256_setr_epi64x(l[0], 0, 0, 0);
-    h1 = _mm256_setr_epi64x(l[1], 0, 0, 0);
-    h2 = _mm256_setr_epi64x(l[2], 0, 0, 0);
-    h3 = _mm256_setr_epi64x(l[3], 0, 0, 0);
-    h4 = _mm256_setr_epi64x(l[4], 0, 0, 0);
-    LOAD_4BLOCKS(m, in, hibit);
-    ADD_LIMBS(h, m);
-    in += 64;
-    ng--;
+    _mm256_store_si256((__m256i *)k[0], mask26);
+    _mm256_store_si256((__m256i *)k[1], hibit);
+    for (i = 0; i < 9; i++)
+        _mm256_store_si256((__m256i *)t4[i],
+                           _mm256_set1_epi64x((long long)p->pw[i][0]));
 
-    if (ng != 0) {
-        /* lane 0 holds r^4: broadcast it */
-        r0 = _mm256_set1_epi64x((long long)p->rv[0][0]);
-        r1 = _mm256_set1_epi64x((long long)p->rv[1][0]);
-        r2 = _mm256_set1_epi64x((long long)p->rv[2][0]);
-        r3 = _mm256_set1_epi64x((long long)p->rv[3][0]);
-        r4 = _mm256_set1_epi64x((long long)p->rv[4][0]);
-        s1 = _mm256_set1_epi64x((long long)p->sv[1][0]);
-        s2 = _mm256_set1_epi64x((long long)p->sv[2][0]);
-        s3 = _mm256_set1_epi64x((long long)p->sv[3][0]);
-        s4 = _mm256_set1_epi64x((long long)p->sv[4][0]);
-        if (ng >= PAIR_MIN) {
-            /* two sets: A = h (blocks 0-3 of each 8), B = blocks 4-7 */
-            _Alignas(32) uint64_t tab[11][4];
-            _Alignas(32) uint64_t st[10][4];
-            size_t np, i;
+    to_26(l, p->sc.h[0], p->sc.h[1], p->sc.h[2]);
+    if (ng - 1 < POLY1305_AVX2_PAIR_MIN) {
+        kernel_single(l, (const uint64_t (*)[4])t4,
+                      (const uint64_t (*)[4])p->pw, (const uint64_t (*)[4])k,
+                      in, ng, t);
+    } else {
+        _Alignas(32) uint64_t t8[9][4];      /* r^8 in every lane */
+        _Alignas(32) uint64_t st[10][4];     /* sets A and B */
+        size_t np;
 
-            if (!(p->have_powers & 2))
-                compute_r8(p);
-            for (i = 0; i < 9; i++)
-                _mm256_store_si256((__m256i *)tab[i],
-                                   _mm256_set1_epi64x((long long)p->r8[i]));
-            _mm256_store_si256((__m256i *)tab[9], mask26);
-            _mm256_store_si256((__m256i *)tab[10], hibit);
-            _mm256_store_si256((__m256i *)st[0], h0);
-            _mm256_store_si256((__m256i *)st[1], h1);
-            _mm256_store_si256((__m256i *)st[2], h2);
-            _mm256_store_si256((__m256i *)st[3], h3);
-            _mm256_store_si256((__m256i *)st[4], h4);
-            LOAD_4BLOCKS(m, in, hibit);
-            _mm256_store_si256((__m256i *)st[5], m0);
-            _mm256_store_si256((__m256i *)st[6], m1);
-            _mm256_store_si256((__m256i *)st[7], m2);
-            _mm256_store_si256((__m256i *)st[8], m3);
-            _mm256_store_si256((__m256i *)st[9], m4);
-            in += 64;
-            ng--;
-            np = ng / 2;
-            pair_loop(st, (const uint64_t (*)[4])tab, in, np);
-            in += 128 * np;
-            ng -= 2 * np;
-            /* merge: A * r^4 + B is a pending four-lane sum again */
-            h0 = _mm256_load_si256((const __m256i *)st[0]);
-            h1 = _mm256_load_si256((const __m256i *)st[1]);
-            h2 = _mm256_load_si256((const __m256i *)st[2]);
-            h3 = _mm256_load_si256((const __m256i *)st[3]);
-            h4 = _mm256_load_si256((const __m256i *)st[4]);
-            MUL_LANES(d, h, r, s);
-            d0 = ADD(d0, _mm256_load_si256((const __m256i *)st[5]));
-            d1 = ADD(d1, _mm256_load_si256((const __m256i *)st[6]));
-            d2 = ADD(d2, _mm256_load_si256((const __m256i *)st[7]));
-            d3 = ADD(d3, _mm256_load_si256((const __m256i *)st[8]));
-            d4 = ADD(d4, _mm256_load_si256((const __m256i *)st[9]));
-            CARRY_LANES(h, d);
-            /* no key powers or accumulator left on the stack */
-            wipe_ymm(tab, sizeof(tab));
-            wipe_ymm(st, sizeof(st));
-        }
-        for (; ng != 0; ng--, in += 64) {
-            MUL_LANES(d, h, r, s);
-            CARRY_LANES(h, d);
-            LOAD_4BLOCKS(m, in, hibit);
-            ADD_LIMBS(h, m);
-        }
+        /* A = h (in lane 0) + the first four blocks: a pending sum */
+        LOAD_4BLOCKS(m, in, hibit);
+        _mm256_store_si256((__m256i *)st[0], _mm256_add_epi64(m0,
+                           _mm256_setr_epi64x((long long)l[0], 0, 0, 0)));
+        _mm256_store_si256((__m256i *)st[1], _mm256_add_epi64(m1,
+                           _mm256_setr_epi64x((long long)l[1], 0, 0, 0)));
+        _mm256_store_si256((__m256i *)st[2], _mm256_add_epi64(m2,
+                           _mm256_setr_epi64x((long long)l[2], 0, 0, 0)));
+        _mm256_store_si256((__m256i *)st[3], _mm256_add_epi64(m3,
+                           _mm256_setr_epi64x((long long)l[3], 0, 0, 0)));
+        _mm256_store_si256((__m256i *)st[4], _mm256_add_epi64(m4,
+                           _mm256_setr_epi64x((long long)l[4], 0, 0, 0)));
+        /* B = the next four blocks */
+        LOAD_4BLOCKS(m, in + 64, hibit);
+        _mm256_store_si256((__m256i *)st[5], m0);
+        _mm256_store_si256((__m256i *)st[6], m1);
+        _mm256_store_si256((__m256i *)st[7], m2);
+        _mm256_store_si256((__m256i *)st[8], m3);
+        _mm256_store_si256((__m256i *)st[9], m4);
+        in += 128;
+        ng -= 2;
+        np = ng / 2;
+        kernel_pairs(st, (const uint64_t (*)[4])t4, t8,
+                     (const uint64_t (*)[4])k, in, np);
+        in += 128 * np;
+        ng -= 2 * np;
+        kernel_merge(st, (const uint64_t (*)[4])t4, (const uint64_t (*)[4])k);
+        kernel_tail((const uint64_t (*)[4])st, (const uint64_t (*)[4])t4,
+                    (const uint64_t (*)[4])p->pw, (const uint64_t (*)[4])k,
+                    in, ng, t);
+        /* no key powers or accumulator left on the stack */
+        wipe_ymm(t8, sizeof(t8));
+        wipe_ymm(st, sizeof(st));
     }
-    /* last group: lanes times r^4, r^2, r^3, r^1, then sum the lanes */
-    r0 = LOADV(p->rv[0]); r1 = LOADV(p->rv[1]); r2 = LOADV(p->rv[2]);
-    r3 = LOADV(p->rv[3]); r4 = LOADV(p->rv[4]);
-    s1 = LOADV(p->sv[1]); s2 = LOADV(p->sv[2]); s3 = LOADV(p->sv[3]);
-    s4 = LOADV(p->sv[4]);
-    MUL_LANES(d, h, r, s);
-    t[0] = hsum(d0);
-    t[1] = hsum(d1);
-    t[2] = hsum(d2);
-    t[3] = hsum(d3);
-    t[4] = hsum(d4);
+    wipe_ymm(t4, sizeof(t4));
+    chacha_wipe(l, sizeof(l));
 
     /* carry to 26-bit limbs (each sum < 2^61), then repack to 2^64 */
     c = t[0] >> 26; t[0] &= M26; t[1] += c;
@@ -481,16 +592,46 @@ static void avx2_blocks(poly1305_state *st, const uint8_t *in, size_t len,
     poly1305_r64_blocks(&p->sc, in, nb, padbit);
 }
 
+/*
+ * poly1305_r64_emit() with whole-word stores (this file is x86-64 only, so
+ * little-endian): GCC 12 leaves its byte-store loop as a loop, a fifth of a
+ * 256-byte MAC.
+ */
 static void avx2_emit(poly1305_state *st, uint8_t mac[16])
 {
     poly1305_avx2_st *p = (poly1305_avx2_st *)st->opaque;
+    uint64_t h0 = p->sc.h[0], h1 = p->sc.h[1], h2 = p->sc.h[2];
+    uint64_t g0, g1, g2, mask;
+    u128 t;
 
-    poly1305_r64_emit(&p->sc, mac);
+    /* fold the bits above 2^130 once more: now h < 2^130 + 5 */
+    t = (u128)h0 + ((h2 >> 2) + (h2 & ~(uint64_t)3));
+    h2 &= 3;
+    h0 = (uint64_t)t;
+    t = (u128)h1 + (uint64_t)(t >> 64);
+    h1 = (uint64_t)t;
+    h2 += (uint64_t)(t >> 64);
+
+    /* g = h + 5; if g reaches 2^130 then h >= p and h - p = g - 2^130 */
+    t = (u128)h0 + 5;
+    g0 = (uint64_t)t;
+    t = (u128)h1 + (uint64_t)(t >> 64);
+    g1 = (uint64_t)t;
+    g2 = h2 + (uint64_t)(t >> 64);
+    mask = (uint64_t)0 - (g2 >> 2);  /* all ones if h >= p */
+    h0 = (h0 & ~mask) | (g0 & mask);
+    h1 = (h1 & ~mask) | (g1 & mask);
+
+    t = (u128)h0 + p->sc.s[0];
+    h0 = (uint64_t)t;
+    h1 += p->sc.s[1] + (uint64_t)(t >> 64);
+    memcpy(mac, &h0, 8);
+    memcpy(mac + 8, &h1, 8);
     /* the powers of r exist only if a long run took the vector path */
     if (p->have_powers)
-        wipe_ymm(st->opaque, (sizeof(*p) + 31) & ~(size_t)31);
+        wipe_ymm(st->opaque, WIPE_ALL);
     else
-        wipe_ymm(st->opaque, (sizeof(p->sc) + 31) & ~(size_t)31);
+        wipe_ymm(st->opaque, WIPE_SC);
 }
 
 const poly1305_impl poly1305_avx2_impl = {
