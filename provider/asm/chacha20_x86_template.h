@@ -97,10 +97,16 @@
  * out[] slot. The quarter-round holding that row adds it to d straight into
  * the temporary, stores the sum back and then uses the temporary for its
  * rotate; the other three rotate through the same temporary (renamed by the
- * CPU). Only one of the four chains of a round passes through memory, and
- * store-to-load forwarding (~8 cycles) is longer than the ~7 cycles between
- * two uses of a c row, so this beats spilling two c rows per half round
- * (Zen 3: ~8% faster rounds).
+ * CPU). Only one of the four chains of a round passes through memory (ymm
+ * store-to-load forwarding takes ~10 cycles on Zen 3, against ~7 between two
+ * uses of a c row). On Zen 3 this runs as fast as taking turns with two c
+ * rows in memory and two temporaries (within noise, with half the spill
+ * traffic); without any memory round trip the rounds would be ~5% faster.
+ * What bounds them is the shifts and byte shuffles: ~24 of the 64 operations
+ * of a round, most of them on the critical path, and only two of the four
+ * vector pipes run them. More independent blocks in vector registers (a
+ * horizontal 2-block set beside the 8, 10 to 14 blocks) cost more in spills
+ * than they gain; rotates through vpmulld (other pipes, 3 cycles) are slower.
  *
  * Optionally (CT_ASM_RUN(st, CT_S_) rather than (st, CT_N_)) one more
  * block runs on the general purpose registers, interleaved with the vector
