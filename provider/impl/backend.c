@@ -43,10 +43,18 @@ const poly1305_impl *const poly1305_impl_list[] = {
 };
 
 #if defined(CHACHA_HAVE_X86_64_SIMD)
-/* 512 bytes: one stitched pass; shorter runs gain nothing from fusing */
+/*
+ * Opening stitches from one 512-byte pass on. Sealing MACs the previous
+ * pass's output, so its first ChaCha20 pass and last MAC pass run alone:
+ * below SEAL_MIN the two-step path (AVX2 ChaCha20, then AVX2 Poly1305) wins.
+ */
+#ifndef CHACHA_FUSED_SEAL_MIN
+# define CHACHA_FUSED_SEAL_MIN 2048
+#endif
 static const chacha20_poly1305_impl chacha20_poly1305_avx2_impl = {
     "avx2", CHACHA_CAP_AVX2 | CHACHA_CAP_BMI2, &chacha20_avx2_impl,
-    &poly1305_avx2_impl, chacha20_poly1305_avx2_xor_mac, 512
+    &poly1305_avx2_impl, chacha20_poly1305_avx2_xor_mac,
+    { 512, CHACHA_FUSED_SEAL_MIN }
 };
 #endif
 

@@ -76,7 +76,7 @@ typedef struct {
     const chacha20_impl *chacha;
     const poly1305_impl *poly;
     chacha20_poly1305_xor_mac_fn *xor_mac;
-    size_t min_len;            /* shorter runs take the two-step path */
+    size_t min_len[2];         /* [open, seal]: shorter runs take two steps */
 } chacha20_poly1305_impl;
 
 /* The fused kernel for this backend pair, or NULL (two steps then). */

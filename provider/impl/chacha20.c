@@ -138,6 +138,20 @@ void chacha20_stream_xor(chacha20_stream *cs, uint8_t *out, const uint8_t *in,
         }
     }
     tail = len & 63;
+    if (len < 64) {
+        /*
+         * Less than a block from a block boundary: keep the block's keystream,
+         * so a caller streaming small pieces (`openssl speed`, 16-byte
+         * updates) makes each block once. It costs one block either way.
+         */
+        cs->impl->xor_stream(cs->ks, zero_block, 64, cs->key, cs->counter);
+        counter_add(cs->counter, 1);
+        for (i = 0; i < len; i++)
+            out[i] = in[i] ^ cs->ks[i];
+        cs->partial = (unsigned int)len;
+        cs->ks_valid = 1;
+        return;
+    }
     if (!streaming || tail == 0) {
         /* one kernel call; a partial last block is made again if needed */
         xor_blocks(cs, out, in, len);

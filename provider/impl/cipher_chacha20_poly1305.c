@@ -23,11 +23,13 @@
 #define TLS_AAD_LEN EVP_AEAD_TLS1_AAD_LEN
 #define NO_TLS_PAYLOAD ((size_t)-1)
 /*
- * Records up to this size take the short path: AAD buffered until the text
+ * The one-time key comes with the text: AAD is buffered until the first text
  * arrives, then one kernel call makes block 0 (the one-time key) and the
- * text's keystream together, so the SIMD backends run them side by side.
+ * keystream of up to AEAD_HEAD_MAX bytes of text together, so the SIMD
+ * backends run them side by side (block 0 + 7 blocks = one 8-block AVX2
+ * pass); the rest of the text follows on the bulk path.
  */
-#define AEAD_SHORT_MAX 256
+#define AEAD_HEAD_MAX 448
 #define AEAD_AAD_BUF 64
 /* the 32-bit block counter starts at 1: at most 2^32 - 1 blocks of data */
 #define AEAD_MAX_TEXT ((((uint64_t)1 << 32) - 1) * 64)
@@ -203,12 +205,17 @@ static void aead_start(AEAD_CTX *ctx)
     chacha_wipe(otk, sizeof(otk));
 }
 
-/* The short path: block 0 and up to AEAD_SHORT_MAX bytes of text in one call. */
-static void aead_start_short(AEAD_CTX *ctx, unsigned char *out,
-                             const unsigned char *in, size_t len)
+/*
+ * Block 0 and the first bytes of text in one kernel call; returns how many
+ * bytes of text it took (all of len, up to AEAD_HEAD_MAX).
+ */
+static size_t aead_start_with_text(AEAD_CTX *ctx, unsigned char *out,
+                                   const unsigned char *in, size_t len)
 {
-    uint8_t buf[64 + AEAD_SHORT_MAX];
+    uint8_t buf[64 + AEAD_HEAD_MAX];
 
+    if (len > AEAD_HEAD_MAX)
+        len = AEAD_HEAD_MAX;            /* a multiple of 64: bulk path aligned */
     memset(buf, 0, 64);
     memcpy(buf + 64, in, len);
     aead_set_counter(ctx, 0);
@@ -221,8 +228,8 @@ static void aead_start_short(AEAD_CTX *ctx, unsigned char *out,
     /* the MAC reads the ciphertext: ours when sealing, the input when opening */
     poly1305_update(&ctx->mac, ctx->enc ? buf + 64 : in, len);
     memcpy(out, buf + 64, len);
-    ctx->text_len = len;
     chacha_wipe(buf, 64 + len);
+    return len;
 }
 
 /* Encrypt or decrypt text, MACing the ciphertext (before it is overwritten). */
@@ -235,20 +242,20 @@ static int aead_text(AEAD_CTX *ctx, unsigned char *out, const unsigned char *in,
         chacha_raise(ctx->pctx, CHACHA_R_NONCE_EXHAUSTED, NULL);
         return 0;
     }
+    ctx->text_len += len;
     if (ctx->phase == PHASE_FRESH) {
-        if (len <= AEAD_SHORT_MAX) {
-            aead_start_short(ctx, out, in, len);
-            return 1;
-        }
-        aead_start(ctx);
+        size_t n = aead_start_with_text(ctx, out, in, len);
+
+        out += n;
+        in += n;
+        len -= n;
     }
     if (ctx->phase == PHASE_AAD) {
         poly1305_pad16(&ctx->mac);
         ctx->phase = PHASE_DATA;
     }
-    ctx->text_len += len;
     fused = ctx->pctx->fused;
-    if (fused != NULL && len >= fused->min_len && ctx->mac.num == 0
+    if (fused != NULL && len >= fused->min_len[ctx->enc] && ctx->mac.num == 0
         && ctx->cs.partial == 0) {
         /* whole blocks in one stitched pass; the MAC state is radix 2^64 */
         size_t n = len & ~(size_t)63;
