@@ -100,6 +100,15 @@ skip() {
     exit 77
 }
 
+# skip_if_sanitized WHAT: a sanitizer-built module needs its runtime
+# preloaded into every process that loads it; only $OPENSSL (a wrapper in
+# test/sanitize.sh) and our own programs have it. The host run covers WHAT.
+skip_if_sanitized() {
+    if ldd "$OPENSSL_MODULES/chacha.so" 2>/dev/null | grep -q -E 'lib(asan|tsan|ubsan)'; then
+        skip "sanitizer-built module: $1 cannot load it (the host run covers it)"
+    fi
+}
+
 need_module() {
     if [ ! -f "$OPENSSL_MODULES/chacha.so" ]; then
         echo "FAIL - chacha.so not found in OPENSSL_MODULES=$OPENSSL_MODULES (build first)"

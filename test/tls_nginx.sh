@@ -24,6 +24,7 @@ NGINX=${NGINX:-$(command -v nginx 2>/dev/null || { [ -x /usr/sbin/nginx ] && ech
 command -v curl >/dev/null 2>&1 || skip "curl not installed"
 command -v "$OPENSSL" >/dev/null 2>&1 || skip "$OPENSSL not installed"
 need_module
+skip_if_sanitized "nginx"
 need_tls_peer
 make_certs || { bad "openssl req: throwaway certificates"; finish $name; }
 make_conf "$tmp/chacha.cnf"

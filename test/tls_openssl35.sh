@@ -30,6 +30,7 @@ if [ ! -x "$D/usr/bin/openssl" ]; then
 fi
 [ -x "$D/usr/bin/openssl" ] && [ -x "$L/ld-linux-x86-64.so.2" ] ||
     skip "OpenSSL 3.5 not unpacked in $D (.ci/tls-deps.sh openssl35 $D)"
+skip_if_sanitized "OpenSSL 3.5 (its own loader and C library)"
 RUN35="$L/ld-linux-x86-64.so.2 --library-path $L"
 O35="$RUN35 $D/usr/bin/openssl"
 O30=$OPENSSL
