@@ -33,9 +33,13 @@ cmp "$tmp/back" "$tmp/plain" && echo "default provider decrypts it back to the p
 echo
 for alg in chacha20 chacha20-poly1305; do
     echo "== openssl speed -evp $alg: chacha provider vs default provider (1 s per size)"
-    openssl speed -seconds 1 -evp $alg $ours 2>/dev/null | grep -E '^(type|[Cc]ha)' | sed "s/^[Cc]ha[^ ]*/chacha  /" >"$tmp/s.ours"
-    openssl speed -seconds 1 -evp $alg -provider default 2>/dev/null | grep -E '^[Cc]ha' | sed "s/^[Cc]ha[^ ]*/default /" >"$tmp/s.dflt"
-    cat "$tmp/s.ours" "$tmp/s.dflt"
+    # one row per provider, same columns: "type 16 bytes 64 bytes ..."
+    fmt='{ printf "%-9s", who; for (i = first; i <= NF; i++) printf " %13s", $i; print "" }'
+    openssl speed -seconds 1 -evp $alg $ours 2>/dev/null >"$tmp/s.ours"
+    openssl speed -seconds 1 -evp $alg -provider default 2>/dev/null >"$tmp/s.dflt"
+    grep '^type' "$tmp/s.ours" | sed 's/ bytes/B/g' | awk -v who=bytes -v first=2 "$fmt"
+    grep -i '^chacha' "$tmp/s.ours" | awk -v who=chacha -v first=2 "$fmt"
+    grep -i '^chacha' "$tmp/s.dflt" | awk -v who=default -v first=2 "$fmt"
     echo
 done
 echo "(throughput in 1000s of bytes per second; the machine may be noisy -- see 'make bench' for interleaved, repeated measurements)"
