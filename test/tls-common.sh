@@ -100,6 +100,25 @@ skip() {
     exit 77
 }
 
+# The ChaCha20-Poly1305 suites: name -> openssl options, certificate type,
+# TLS version, OpenSSL suite name.
+suite_opts() {
+    case $1 in
+    tls13) echo "-tls1_3 -ciphersuites TLS_CHACHA20_POLY1305_SHA256" ;;
+    tls12-ecdsa) echo "-tls1_2 -cipher ECDHE-ECDSA-CHACHA20-POLY1305" ;;
+    tls12-rsa) echo "-tls1_2 -cipher ECDHE-RSA-CHACHA20-POLY1305" ;;
+    esac
+}
+suite_cert() { case $1 in tls12-rsa) echo rsa ;; *) echo ec ;; esac; }
+suite_ver() { case $1 in tls13) echo 1.3 ;; *) echo 1.2 ;; esac; }
+suite_cipher() {
+    case $1 in
+    tls13) echo TLS_CHACHA20_POLY1305_SHA256 ;;
+    tls12-ecdsa) echo ECDHE-ECDSA-CHACHA20-POLY1305 ;;
+    tls12-rsa) echo ECDHE-RSA-CHACHA20-POLY1305 ;;
+    esac
+}
+
 # skip_if_sanitized WHAT: a sanitizer-built module needs its runtime
 # preloaded into every process that loads it; only $OPENSSL (a wrapper in
 # test/sanitize.sh) and our own programs have it. The host run covers WHAT.

@@ -70,15 +70,6 @@ gnutls_prio() {
     *) echo 'NORMAL:-CIPHER-ALL:+CHACHA20-POLY1305:-VERS-ALL:+VERS-TLS1.2' ;;
     esac
 }
-suite_cert() { case $1 in tls12-rsa) echo rsa ;; *) echo ec ;; esac; }
-suite_ver() { case $1 in tls13) echo 1.3 ;; *) echo 1.2 ;; esac; }
-suite_cipher() {
-    case $1 in
-    tls13) echo TLS_CHACHA20_POLY1305_SHA256 ;;
-    tls12-ecdsa) echo ECDHE-ECDSA-CHACHA20-POLY1305 ;;
-    tls12-rsa) echo ECDHE-RSA-CHACHA20-POLY1305 ;;
-    esac
-}
 # what gnutls-cli's log says for the suite
 gnutls_desc() {
     case $1 in

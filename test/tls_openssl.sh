@@ -30,23 +30,6 @@ make_conf "$tmp/chacha.cnf"
 T=$TLS_TIMEOUT
 echo "# $($OPENSSL version), module $OPENSSL_MODULES/chacha.so"
 
-# suite table: name, openssl options, cert, tls_peer --tls, cipher name
-suite_opts() {
-    case $1 in
-    tls13) echo "-tls1_3 -ciphersuites TLS_CHACHA20_POLY1305_SHA256" ;;
-    tls12-ecdsa) echo "-tls1_2 -cipher ECDHE-ECDSA-CHACHA20-POLY1305" ;;
-    tls12-rsa) echo "-tls1_2 -cipher ECDHE-RSA-CHACHA20-POLY1305" ;;
-    esac
-}
-suite_cert() { case $1 in tls12-rsa) echo rsa ;; *) echo ec ;; esac; }
-suite_ver() { case $1 in tls13) echo 1.3 ;; *) echo 1.2 ;; esac; }
-suite_cipher() {
-    case $1 in
-    tls13) echo TLS_CHACHA20_POLY1305_SHA256 ;;
-    tls12-ecdsa) echo ECDHE-ECDSA-CHACHA20-POLY1305 ;;
-    tls12-rsa) echo ECDHE-RSA-CHACHA20-POLY1305 ;;
-    esac
-}
 SUITES="tls13 tls12-ecdsa tls12-rsa"
 
 # How an openssl command loads the provider: none | flags | conf.

@@ -58,22 +58,6 @@ check "V0: 3.5 list -cipher-algorithms: ChaCha20 @ chacha" \
 check "V0: 3.5 with chacha-provider.cnf: both providers active" \
     sh -c "OPENSSL_CONF='$tmp/chacha.cnf' $O35 list -providers | grep -q '^  chacha' && OPENSSL_CONF='$tmp/chacha.cnf' $O35 list -providers | grep -q '^  default'"
 
-suite_opts() {
-    case $1 in
-    tls13) echo "-tls1_3 -ciphersuites TLS_CHACHA20_POLY1305_SHA256" ;;
-    tls12-ecdsa) echo "-tls1_2 -cipher ECDHE-ECDSA-CHACHA20-POLY1305" ;;
-    tls12-rsa) echo "-tls1_2 -cipher ECDHE-RSA-CHACHA20-POLY1305" ;;
-    esac
-}
-suite_cert() { case $1 in tls12-rsa) echo rsa ;; *) echo ec ;; esac; }
-suite_ver() { case $1 in tls13) echo 1.3 ;; *) echo 1.2 ;; esac; }
-suite_cipher() {
-    case $1 in
-    tls13) echo TLS_CHACHA20_POLY1305_SHA256 ;;
-    tls12-ecdsa) echo ECDHE-ECDSA-CHACHA20-POLY1305 ;;
-    tls12-rsa) echo ECDHE-RSA-CHACHA20-POLY1305 ;;
-    esac
-}
 app_mode() {
     case $1 in
     none) app_env="env -u OPENSSL_CONF"; app_flags= ;;
