@@ -105,7 +105,8 @@ for run in $runs; do
     CHACHA_PROVIDER_POLY1305_IMPL=$([ "$p" = auto ] || echo "$p") \
         "$build/fuzz_differential" -max_total_time="$share" -print_final_stats=1 \
         -max_len=4096 -timeout=20 -rss_limit_mb=2048 \
-        -artifact_prefix="$build/artifacts/" ${FUZZ_ARGS:-} "$work" "$corpus" >"$log" 2>&1
+        -artifact_prefix="$build/artifacts/" ${FUZZ_ARGS:-} "$work" "$corpus" \
+        "$here/regressions" >"$log" 2>&1
     rc=$?
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
     eps=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)

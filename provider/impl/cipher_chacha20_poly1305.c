@@ -445,8 +445,11 @@ static int aead_cipher(void *vctx, unsigned char *out, size_t *outl,
         *outl = 0;
         return aead_do_final(ctx);
     }
-    /* OpenSSL runs a pending TLS record even on zero bytes (and fails it) */
-    if (inl == 0 && ctx->tls_payload == NO_TLS_PAYLOAD) {
+    /*
+     * A zero-length call is a no-op, except that OpenSSL runs a pending TLS
+     * record on a zero-length output call (and fails it).
+     */
+    if (inl == 0 && (ctx->tls_payload == NO_TLS_PAYLOAD || out == NULL)) {
         *outl = 0;
         return 1;
     }
