@@ -3,7 +3,8 @@
 # Cross-builds the provider and its tests for ARM and runs the whole `make
 # check` suite under qemu-user with ARM's own libcrypto and `openssl`, once
 # per pinned configuration:
-#   aarch64: NEON on -cpu cortex-a53, NEON on -cpu max, portable on -cpu max
+#   aarch64: NEON on -cpu cortex-a53, NEON on -cpu max, portable on -cpu max,
+#            and NEON on -cpu max built with UBSan (a separate build)
 #   armv7:   NEON on -cpu cortex-a7, portable on -cpu cortex-r5f (no NEON)
 # Needs .ci/arm-setup.sh first. Usage: .ci/arm-check.sh aarch64|armv7
 # The large random tests run fewer iterations under emulation; every vector
@@ -72,4 +73,29 @@ for run in "$@"; do
         grep -q -E '^:test-result: (FAIL|ERROR)' "$f" && { echo "--- ${f%.trs}.log"; tail -40 "${f%.trs}.log"; }
     done
 done
+
+# UBSan under emulation (aarch64): every undefined behaviour aborts the test
+if [ "$arch" = aarch64 ]; then
+    ub=$top/_ci/$arch-ubsan
+    rm -rf "$ub" && mkdir -p "$ub" && cd "$ub" || exit 1
+    echo "=== $arch: chacha20=neon, qemu -cpu max, UBSan build"
+    if "$top/configure" --host=$host --enable-werror \
+            CFLAGS="-O1 -g -fsanitize=undefined -fno-sanitize-recover=undefined" \
+            LDFLAGS="-fsanitize=undefined" >configure.log 2>&1 &&
+        make -j2 >make.log 2>&1 && make -j2 check TESTS= >>make.log 2>&1; then
+        rm -f test/*.log test/*.trs
+        make check EMULATOR="$emu" QEMU_CPU=max CHACHA_PROVIDER_IMPL=neon \
+            OPENSSL="$emu $cli" CHACHA_TEST_ITERATIONS=300 >check-ubsan.log 2>&1 || rc=1
+        grep -E '^(PASS|FAIL|ERROR|SKIP):' check-ubsan.log
+        for f in test/*.log; do
+            grep -H -E ': [0-9]+ passed, [0-9]+ failed|^[0-9]+ passed, [0-9]+ failed' "$f" |
+                sed "s|^test/|  $arch/ubsan: |"
+            grep -H 'runtime error' "$f" && rc=1
+        done
+    else
+        tail -30 make.log configure.log
+        echo "$arch ubsan build: 0 passed, 1 failed"
+        rc=1
+    fi
+fi
 exit $rc
