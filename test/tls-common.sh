@@ -119,6 +119,19 @@ suite_cipher() {
     esac
 }
 
+# How an openssl command loads the provider: none | flags | conf (the
+# $tmp/chacha.cnf written by make_conf). Sets $app_env (an env prefix) and
+# $app_flags; uses MODE says whether the provider is expected in the trace.
+app_mode() {
+    case $1 in
+    none) app_env="env -u OPENSSL_CONF"; app_flags= ;;
+    flags) app_env="env -u OPENSSL_CONF"
+           app_flags="-provider chacha -provider default -propquery ?provider=chacha" ;;
+    conf) app_env="env OPENSSL_CONF=$tmp/chacha.cnf"; app_flags= ;;
+    esac
+}
+uses() { [ "$1" != none ] && echo yes || echo no; }
+
 # skip_if_sanitized WHAT: a sanitizer-built module needs its runtime
 # preloaded into every process that loads it; only $OPENSSL (a wrapper in
 # test/sanitize.sh) and our own programs have it. The host run covers WHAT.

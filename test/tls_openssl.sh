@@ -32,17 +32,6 @@ echo "# $($OPENSSL version), module $OPENSSL_MODULES/chacha.so"
 
 SUITES="tls13 tls12-ecdsa tls12-rsa"
 
-# How an openssl command loads the provider: none | flags | conf.
-# Sets $app_env (an env prefix) and $app_flags.
-app_mode() {
-    case $1 in
-    none) app_env="env -u OPENSSL_CONF"; app_flags= ;;
-    flags) app_env="env -u OPENSSL_CONF"
-           app_flags="-provider chacha -provider default -propquery ?provider=chacha" ;;
-    conf) app_env="env OPENSSL_CONF=$tmp/chacha.cnf"; app_flags= ;;
-    esac
-}
-uses() { [ "$1" != none ] && echo yes || echo no; }
 # tls_peer's --prov for a mode
 peer_prov() { case $1 in none) echo default ;; flags) echo chacha ;; conf) echo "conf:$tmp/chacha.cnf" ;; esac; }
 

@@ -58,15 +58,6 @@ check "V0: 3.5 list -cipher-algorithms: ChaCha20 @ chacha" \
 check "V0: 3.5 with chacha-provider.cnf: both providers active" \
     sh -c "OPENSSL_CONF='$tmp/chacha.cnf' $O35 list -providers | grep -q '^  chacha' && OPENSSL_CONF='$tmp/chacha.cnf' $O35 list -providers | grep -q '^  default'"
 
-app_mode() {
-    case $1 in
-    none) app_env="env -u OPENSSL_CONF"; app_flags= ;;
-    flags) app_env="env -u OPENSSL_CONF"
-           app_flags="-provider chacha -provider default -propquery ?provider=chacha" ;;
-    conf) app_env="env OPENSSL_CONF=$tmp/chacha.cnf"; app_flags= ;;
-    esac
-}
-uses() { [ "$1" != none ] && echo yes || echo no; }
 
 mkdir -p "$tmp/www"
 "$TLS_PEER" gen --seed 7 --bytes $((2 * 1024 * 1024 + 333)) >"$tmp/www/data.bin"
