@@ -12,7 +12,9 @@
 #include <openssl/err.h>
 #include <openssl/proverr.h>
 #include <openssl/params.h>
-#include "prov.h"
+#include "prov_ctx.h"
+#include "cpu.h"
+#include "registry.h"
 
 #ifndef PACKAGE_VERSION
 # define PACKAGE_VERSION "0.0"
@@ -21,34 +23,6 @@
 #define PROV_PARAM_CHACHA20_IMPL "chacha20-impl"
 #define PROV_PARAM_POLY1305_IMPL "poly1305-impl"
 #define PROV_PARAM_AEAD_IMPL "chacha20-poly1305-impl"
-
-void chacha_raise(const CHACHA_PROV_CTX *pctx, int reason, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (pctx == NULL || pctx->core_new_error == NULL || pctx->core_vset_error == NULL)
-        return;
-    pctx->core_new_error(pctx->handle);
-    if (pctx->core_set_error_debug != NULL)
-        pctx->core_set_error_debug(pctx->handle, NULL, 0, NULL);
-    va_start(ap, fmt);
-    pctx->core_vset_error(pctx->handle, (uint32_t)reason, fmt, ap);
-    va_end(ap);
-}
-
-/* "avx2-fused", or "two-step" when ChaCha20 and Poly1305 run one after the other */
-static const char *aead_impl_name(const CHACHA_PROV_CTX *pctx)
-{
-    return pctx->fused != NULL ? "avx2-fused" : "two-step";
-}
-
-void chacha_trace_newctx(const CHACHA_PROV_CTX *pctx, const char *alg)
-{
-    if (pctx->debug)
-        fprintf(stderr, "chacha-provider: new %s context (chacha20=%s, poly1305=%s,"
-                " aead=%s)\n", alg, pctx->chacha->name, pctx->poly->name,
-                aead_impl_name(pctx));
-}
 
 static const OSSL_ALGORITHM chacha_ciphers[] = {
     { "ChaCha20", "provider=chacha", chacha_chacha20_functions,
@@ -62,14 +36,6 @@ static const OSSL_ALGORITHM chacha_macs[] = {
     { "POLY1305", "provider=chacha", chacha_poly1305_mac_functions,
       "Poly1305 one-time authenticator (RFC 8439)" },
     { NULL, NULL, NULL, NULL }
-};
-
-static const OSSL_ITEM chacha_reason_strings[] = {
-    { CHACHA_R_NONCE_EXHAUSTED, "too much data for one nonce" },
-    { CHACHA_R_ALREADY_FINALISED, "operation already finalised, set a new iv" },
-    { CHACHA_R_BAD_TLS_RECORD, "bad tls record length" },
-    { CHACHA_R_IV_NOT_SET, "iv not set" },
-    { 0, NULL }
 };
 
 static const OSSL_PARAM chacha_gettable_params_list[] = {
@@ -101,8 +67,7 @@ static int chacha_get_params(void *provctx, OSSL_PARAM params[])
     if (p != NULL && !OSSL_PARAM_set_utf8_ptr(p, PACKAGE_VERSION))
         return 0;
     p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_BUILDINFO);
-    if (p != NULL && !OSSL_PARAM_set_utf8_ptr(p, "chacha-provider " PACKAGE_VERSION
-                                              ", built with " OPENSSL_VERSION_TEXT))
+    if (p != NULL && !OSSL_PARAM_set_utf8_ptr(p, pctx->buildinfo))
         return 0;
     p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_STATUS);
     if (p != NULL && !OSSL_PARAM_set_int(p, 1))
@@ -114,7 +79,7 @@ static int chacha_get_params(void *provctx, OSSL_PARAM params[])
     if (p != NULL && !OSSL_PARAM_set_utf8_ptr(p, pctx->poly->name))
         return 0;
     p = OSSL_PARAM_locate(params, PROV_PARAM_AEAD_IMPL);
-    if (p != NULL && !OSSL_PARAM_set_utf8_ptr(p, aead_impl_name(pctx)))
+    if (p != NULL && !OSSL_PARAM_set_utf8_ptr(p, chacha_aead_kernel_name(pctx)))
         return 0;
     return 1;
 }
@@ -188,68 +153,69 @@ static const char *choice(const CHACHA_PROV_CTX *pctx, const char *env,
     return config_value(pctx, key);
 }
 
-/* "avx2 ssse3 portable": the names this CPU can run, for error messages. */
-static void usable_names(char *buf, size_t len, int poly)
-{
-    size_t i, used = 0;
-
-    buf[0] = '\0';
-    for (i = 0; poly ? poly1305_impl_list[i] != NULL : chacha20_impl_list[i] != NULL; i++) {
-        const char *name = poly ? poly1305_impl_list[i]->name : chacha20_impl_list[i]->name;
-        unsigned int caps = poly ? poly1305_impl_list[i]->caps : chacha20_impl_list[i]->caps;
-        int n;
-
-        if (!chacha_caps_ok(caps))
-            continue;
-        n = snprintf(buf + used, len - used, "%s%s", used ? " " : "", name);
-        if (n < 0 || (size_t)n >= len - used)
-            break;
-        used += (size_t)n;
-    }
-}
-
 /*
- * The core registers our reason strings only after a successful init, so a
- * failed load reports through OpenSSL's own PROV library, with the detail
- * (and on stderr with CHACHA_PROVIDER_DEBUG: a failed load from a config
- * file is otherwise silent unless config_diagnostics is on).
+ * A failed load is never silent: the reason goes on the error queue (under
+ * OpenSSL's PROV library: the core registers our reason strings only after a
+ * successful init) and, since applications loading us from a config file
+ * rarely print the queue, as one line on stderr.
  */
-static void raise_impl_error(const CHACHA_PROV_CTX *pctx, const char *prim,
-                             const char *name, const char *why,
-                             const char *usable)
+static void load_failed(const char *fmt, ...)
 {
-    char msg[256];
+    char msg[320];
+    va_list ap;
 
-    snprintf(msg, sizeof(msg), "%s implementation \"%s\" %s (this CPU runs: %s)",
-             prim, name, strcmp(why, "unknown") == 0 ? "is unknown"
-                                                     : "is not supported by this CPU",
-             usable);
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
     ERR_raise_data(ERR_LIB_PROV, PROV_R_INVALID_CONFIG_DATA, "%s", msg);
-    if (pctx->debug)
-        fprintf(stderr, "chacha-provider: load failed: %s\n", msg);
+    fprintf(stderr, "chacha-provider: not loaded: %s\n", msg);
 }
 
-static int select_backends(CHACHA_PROV_CTX *pctx)
+static void raise_select_error(enum chacha_primitive prim, const char *name,
+                               enum chacha_select_status status)
 {
-    char names[128];
+    static const char *const why[] = {
+        [CHACHA_SELECT_UNKNOWN] = "is unknown",
+        [CHACHA_SELECT_UNSUPPORTED] = "is not supported by this CPU",
+        [CHACHA_SELECT_NOT_BUILT] = "is not built into this module",
+    };
+    char usable[128];
+
+    chacha_usable_names(prim, usable, sizeof(usable));
+    load_failed("%s implementation \"%s\" %s (this CPU runs: %s)",
+                prim == CHACHA_PRIM_CHACHA20 ? "chacha20" : "poly1305",
+                name, why[status], usable);
+}
+
+static int select_kernels(CHACHA_PROV_CTX *pctx)
+{
     const char *cname = choice(pctx, "CHACHA_PROVIDER_IMPL", "impl");
     const char *pname = choice(pctx, "CHACHA_PROVIDER_POLY1305_IMPL",
                                "poly1305_impl");
-    const char *why;
+    const char *bad = chacha_cpu_disable_error();
+    enum chacha_select_status status;
 
-    pctx->chacha = chacha20_impl_select(cname, &why);
+    if (bad != NULL) {
+        load_failed("CHACHA_PROVIDER_DISABLE names an unknown feature \"%s\""
+                    " (known: ssse3 avx2 avx512f avx512vl avx512bw avx512ifma"
+                    " bmi2 adx neon all)", bad);
+        return 0;
+    }
+    pctx->chacha = chacha_select_chacha20(cname, &status);
     if (pctx->chacha == NULL) {
-        usable_names(names, sizeof(names), 0);
-        raise_impl_error(pctx, "chacha20", cname, why, names);
+        raise_select_error(CHACHA_PRIM_CHACHA20, cname, status);
         return 0;
     }
-    pctx->poly = poly1305_impl_select(pname, &why);
+    pctx->poly = chacha_select_poly1305(pname, &status);
     if (pctx->poly == NULL) {
-        usable_names(names, sizeof(names), 1);
-        raise_impl_error(pctx, "poly1305", pname, why, names);
+        raise_select_error(CHACHA_PRIM_POLY1305, pname, status);
         return 0;
     }
-    pctx->fused = chacha20_poly1305_impl_for(pctx->chacha, pctx->poly);
+    pctx->fused = chacha_select_fused(pctx->chacha, pctx->poly);
+    snprintf(pctx->buildinfo, sizeof(pctx->buildinfo),
+             "chacha-provider %s (chacha20=%s poly1305=%s aead=%s), built with %s",
+             PACKAGE_VERSION, pctx->chacha->name, pctx->poly->name,
+             chacha_aead_kernel_name(pctx), OPENSSL_VERSION_TEXT);
     return 1;
 }
 
@@ -287,14 +253,14 @@ int OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
     pctx->handle = handle;
     dbg = getenv("CHACHA_PROVIDER_DEBUG");
     pctx->debug = dbg != NULL && *dbg != '\0' && strcmp(dbg, "0") != 0;
-    if (!select_backends(pctx)) {
+    if (!select_kernels(pctx)) {
         OPENSSL_free(pctx);
         return 0;
     }
     if (pctx->debug)
         fprintf(stderr, "chacha-provider: loaded %s, chacha20=%s poly1305=%s aead=%s\n",
                 PACKAGE_VERSION, pctx->chacha->name, pctx->poly->name,
-                aead_impl_name(pctx));
+                chacha_aead_kernel_name(pctx));
     *out = chacha_provider_functions;
     *provctx = pctx;
     return 1;

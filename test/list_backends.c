@@ -6,15 +6,16 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include "backend.h"
+#include "registry.h"
+#include "cpu.h"
 
 int main(int argc, char **argv)
 {
     const char *only = argc > 1 ? argv[1] : NULL;
     size_t i;
 
-    for (i = 0; chacha20_impl_list[i] != NULL; i++) {
-        const chacha20_impl *c = chacha20_impl_list[i];
+    for (i = 0; chacha20_kernels[i] != NULL; i++) {
+        const chacha20_kernel *c = chacha20_kernels[i];
         int ok = chacha_caps_ok(c->caps);
 
         if (only == NULL)
@@ -22,8 +23,8 @@ int main(int argc, char **argv)
         else if (strcmp(only, "chacha20") == 0 && ok)
             printf("%s\n", c->name);
     }
-    for (i = 0; poly1305_impl_list[i] != NULL; i++) {
-        const poly1305_impl *p = poly1305_impl_list[i];
+    for (i = 0; poly1305_kernels[i] != NULL; i++) {
+        const poly1305_kernel *p = poly1305_kernels[i];
         int ok = chacha_caps_ok(p->caps);
 
         if (only == NULL)

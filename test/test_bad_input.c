@@ -17,6 +17,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <limits.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,21 +35,24 @@
 /* ---- the white-box part: the AEAD dispatch code itself ------------------ */
 #define chacha_chacha20_poly1305_functions wb_chacha20_poly1305_functions
 #include "cipher_chacha20_poly1305.c"
+#include "registry.h"
+#include "cpu.h"
 #undef chacha_chacha20_poly1305_functions
 
-/* chacha_prov.c is not linked: record our own error reasons here. */
+/* No core here: the provider context's error upcalls record our reasons. */
 static int wb_last_reason;
-void chacha_raise(const CHACHA_PROV_CTX *pctx, int reason, const char *fmt, ...)
+static void wb_new_error(const OSSL_CORE_HANDLE *handle)
 {
-    (void)pctx;
-    (void)fmt;
-    wb_last_reason = reason;
+    (void)handle;
 }
 
-void chacha_trace_newctx(const CHACHA_PROV_CTX *pctx, const char *alg)
+static void wb_vset_error(const OSSL_CORE_HANDLE *handle, uint32_t reason,
+                          const char *fmt, va_list args)
 {
-    (void)pctx;
-    (void)alg;
+    (void)handle;
+    (void)fmt;
+    (void)args;
+    wb_last_reason = (int)reason;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -401,8 +405,8 @@ static void r_wrap(const EVP_CIPHER *c, outcome *o, int arg)
 
 static void wb_limit(int *pass)
 {
-    const chacha20_impl *const *ci;
-    const char *why;
+    const chacha20_kernel *const *ci;
+    enum chacha_select_status why;
     CHACHA_PROV_CTX pctx;
     AEAD_CTX *ctx;
     unsigned char buf[200], orig[200];
@@ -410,12 +414,14 @@ static void wb_limit(int *pass)
     int i;
 
     *pass = 1;
-    for (ci = chacha20_impl_list; *ci != NULL; ci++) {
+    for (ci = chacha20_kernels; *ci != NULL; ci++) {
         if (!chacha_caps_ok((*ci)->caps))
             continue;
         memset(&pctx, 0, sizeof(pctx));
+        pctx.core_new_error = wb_new_error;
+        pctx.core_vset_error = wb_vset_error;
         pctx.chacha = *ci;
-        pctx.poly = poly1305_impl_select(NULL, &why);
+        pctx.poly = chacha_select_poly1305(NULL, &why);
         ctx = aead_newctx(&pctx);
         if (!TU_CHECK(ctx != NULL && aead_einit(ctx, KEY, 32, IV, 12, NULL),
                       "white-box init (%s)", (*ci)->name)) {
@@ -427,10 +433,10 @@ static void wb_limit(int *pass)
          * the block counter where it would be: 0xffffffff, the last block */
         TU_CHECK(aead_update(ctx, buf, &outl, sizeof(buf), PT, 64) == 1,
                  "first 64 bytes");
-        ctx->text_len = AEAD_MAX_TEXT - 64;
-        ctx->cs.counter[0] = 0xffffffff;
-        ctx->cs.partial = 0;
-        ctx->cs.ks_valid = 0;
+        ctx->aead.text_len = CHACHA_AEAD_MAX_TEXT - 64;
+        ctx->aead.cs.counter[0] = 0xffffffff;
+        ctx->aead.cs.partial = 0;
+        ctx->aead.cs.ks_valid = 0;
 
         /* 65 bytes: one too many, refused whole, nothing written */
         memset(buf, 0xa5, sizeof(buf));
@@ -445,10 +451,10 @@ static void wb_limit(int *pass)
             *pass = 0;
         /* exactly up to the limit: allowed, uses block 0xffffffff */
         i = aead_update(ctx, buf, &outl, sizeof(buf), PT, 64);
-        if (!TU_CHECK(i == 1 && outl == 64 && ctx->text_len == AEAD_MAX_TEXT
-                      && ctx->cs.counter[0] == 0,
+        if (!TU_CHECK(i == 1 && outl == 64 && ctx->aead.text_len == CHACHA_AEAD_MAX_TEXT
+                      && ctx->aead.cs.counter[0] == 0,
                       "[%s] the last 64 bytes: rc %d outl %zu counter %08x",
-                      (*ci)->name, i, outl, ctx->cs.counter[0]))
+                      (*ci)->name, i, outl, ctx->aead.cs.counter[0]))
             *pass = 0;
         /* ... and they used block 0xffffffff of this nonce (default's ChaCha20) */
         {

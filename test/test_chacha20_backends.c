@@ -14,7 +14,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include <openssl/evp.h>
-#include "backend.h"
+#include "registry.h"
+#include "cpu.h"
 #include "testrng.h"
 
 #define MAX_SWEEP 2048
@@ -79,7 +80,7 @@ static void test_rfc8439(void)
         keyb[i] = (uint8_t)i;
     for (i = 0; i < 8; i++)
         key[i] = le32(keyb + 4 * i);
-    chacha20_portable_impl.xor_stream(out, (const uint8_t *)pt, 114, key, ctr);
+    chacha20_portable_kernel.xor_stream(out, (const uint8_t *)pt, 114, key, ctr);
     check(memcmp(out, ct_head, 16) == 0 && memcmp(out + 112, ct_tail, 2) == 0,
           "portable", "RFC 8439 2.4.2", 114, 0);
 }
@@ -115,7 +116,7 @@ static void test_portable_vs_evp(void)
         iv[1] = (uint8_t)(ctr[0] >> 8);
         iv[2] = (uint8_t)(ctr[0] >> 16);
         iv[3] = (uint8_t)(ctr[0] >> 24);
-        chacha20_portable_impl.xor_stream(a, in, lens[t], key, ctr);
+        chacha20_portable_kernel.xor_stream(a, in, lens[t], key, ctr);
         check(EVP_EncryptInit_ex2(ctx, c, keyb, iv, NULL) == 1
               && EVP_EncryptUpdate(ctx, b, &outl, in, (int)lens[t]) == 1
               && (size_t)outl == lens[t] && memcmp(a, b, lens[t]) == 0,
@@ -127,7 +128,7 @@ done:
 }
 
 /* Run impl on (out, in, len) with guard bytes around out; compare to want. */
-static void run_one(const chacha20_impl *impl, uint8_t *buf_out, size_t out_off,
+static void run_one(const chacha20_kernel *impl, uint8_t *buf_out, size_t out_off,
                     const uint8_t *in, size_t len, const uint32_t key[8],
                     const uint32_t ctr[4], const uint8_t *want,
                     const char *what, size_t detail)
@@ -146,7 +147,7 @@ static void run_one(const chacha20_impl *impl, uint8_t *buf_out, size_t out_off,
     check(guard_ok, impl->name, "guard bytes", len, detail);
 }
 
-static void test_backend(const chacha20_impl *impl, const chacha20_impl *ref)
+static void test_backend(const chacha20_kernel *impl, const chacha20_kernel *ref)
 {
     static const size_t align_lens[] = {
         0, 1, 15, 16, 17, 63, 64, 65, 127, 128, 129, 191, 192, 255, 256, 257,
@@ -269,7 +270,7 @@ done:
 
 int main(void)
 {
-    const chacha20_impl *ref = &chacha20_portable_impl;
+    const chacha20_kernel *ref = &chacha20_portable_kernel;
     const char *seed = getenv("CHACHA_TEST_SEED");
     size_t i;
     unsigned int ran_caps = 0, want_caps = 0;
@@ -279,8 +280,8 @@ int main(void)
     test_rfc8439();
     test_portable_vs_evp();
 
-    for (i = 0; chacha20_impl_list[i] != NULL; i++) {
-        const chacha20_impl *impl = chacha20_impl_list[i];
+    for (i = 0; chacha20_kernels[i] != NULL; i++) {
+        const chacha20_kernel *impl = chacha20_kernels[i];
 
         if (!chacha_caps_ok(impl->caps)) {
             printf("skip %s (CPU lacks it)\n", impl->name);

@@ -43,9 +43,11 @@
 #include <openssl/provider.h>
 
 #include "testutil.h"
-#include "backend.h"
-#include "chacha20.h"
-#include "poly1305.h"
+#include "registry.h"
+#include "cpu.h"
+#include "chacha20_stream.h"
+#include "util.h"
+#include "poly1305_stream.h"
 
 #ifndef HAVE_MEMCHECK
 int main(void)
@@ -201,9 +203,9 @@ static void cores(void)
     ctr[1] = chacha_load_le32(NONCE);
     ctr[2] = chacha_load_le32(NONCE + 4);
     ctr[3] = chacha_load_le32(NONCE + 8);
-    chacha20_portable_impl.xor_stream(out[1], PT, sizeof(PT), kw, ctr);
-    for (i = 0; chacha20_impl_list[i] != NULL; i++) {
-        const chacha20_impl *ci = chacha20_impl_list[i];
+    chacha20_portable_kernel.xor_stream(out[1], PT, sizeof(PT), kw, ctr);
+    for (i = 0; chacha20_kernels[i] != NULL; i++) {
+        const chacha20_kernel *ci = chacha20_kernels[i];
         uint32_t skw[8], sctr[4];
 
         if (!chacha_caps_ok(ci->caps))
@@ -220,8 +222,8 @@ static void cores(void)
                  ci->name);
         printf("# core chacha20 %s: done\n", ci->name);
     }
-    for (i = 0; poly1305_impl_list[i] != NULL; i++) {
-        const poly1305_impl *pi = poly1305_impl_list[i];
+    for (i = 0; poly1305_kernels[i] != NULL; i++) {
+        const poly1305_kernel *pi = poly1305_kernels[i];
         poly1305_ctx pc;
         size_t len;
 
@@ -237,7 +239,7 @@ static void cores(void)
             poly1305_update(&pc, out[0] + len / 2, len - len / 2);
             poly1305_final(&pc, mac[0]);
             PUBLIC(mac[0], 16);
-            poly1305_init(&pc, &poly1305_portable_impl, KEY);
+            poly1305_init(&pc, &poly1305_portable_kernel, KEY);
             poly1305_update(&pc, PT, len);
             poly1305_final(&pc, mac[1]);
             if (!TU_CHECK(memcmp(mac[0], mac[1], 16) == 0, "poly1305 %s, %zu bytes",
@@ -286,9 +288,9 @@ int main(int argc, char **argv)
         size_t k, used = 0;
 
         names[0] = '\0';
-        for (k = 0; i ? poly1305_impl_list[k] != NULL : chacha20_impl_list[k] != NULL; k++) {
-            const char *nm = i ? poly1305_impl_list[k]->name : chacha20_impl_list[k]->name;
-            unsigned caps = i ? poly1305_impl_list[k]->caps : chacha20_impl_list[k]->caps;
+        for (k = 0; i ? poly1305_kernels[k] != NULL : chacha20_kernels[k] != NULL; k++) {
+            const char *nm = i ? poly1305_kernels[k]->name : chacha20_kernels[k]->name;
+            unsigned caps = i ? poly1305_kernels[k]->caps : chacha20_kernels[k]->caps;
 
             if (chacha_caps_ok(caps))
                 used += (size_t)snprintf(names + used, sizeof(names) - used, "%s ", nm);

@@ -316,7 +316,10 @@ int main(void)
     if (saved == NULL) {
         check_forced_backend("no-such-backend", "is unknown");
 #if defined(__x86_64__)
-        check_forced_backend("neon", "is unknown");
+        /* another architecture's kernel: the CPU cannot run it */
+        check_forced_backend("neon", "is not supported by this CPU");
+#elif defined(__aarch64__) || defined(__arm__)
+        check_forced_backend("avx2", "is not supported by this CPU");
 #endif
     }
     return tu_finish();

@@ -12,13 +12,15 @@
 #include <openssl/core_names.h>
 #include <openssl/evp.h>
 #include <openssl/params.h>
-#include "poly1305.h"
+#include "poly1305_stream.h"
+#include "registry.h"
+#include "cpu.h"
 #include "testrng.h"
 
 #define MAX_LEN 4096
 
 static unsigned long n_pass, n_fail;
-static const poly1305_impl *impls[16];
+static const poly1305_kernel *impls[16];
 static size_t n_impls;
 
 static void check(int ok, const char *impl, const char *what, size_t detail)
@@ -68,7 +70,7 @@ static long unhex(const char *s, uint8_t **out)
 }
 
 /* One-shot MAC through the streaming front end. */
-static void mac_oneshot(const poly1305_impl *impl, const uint8_t key[32],
+static void mac_oneshot(const poly1305_kernel *impl, const uint8_t key[32],
                         const uint8_t *msg, size_t len, uint8_t tag[16])
 {
     poly1305_ctx ctx;
@@ -79,7 +81,7 @@ static void mac_oneshot(const poly1305_impl *impl, const uint8_t key[32],
 }
 
 /* Same MAC fed in random-sized pieces (including empty ones). */
-static void mac_chunked(const poly1305_impl *impl, const uint8_t key[32],
+static void mac_chunked(const poly1305_kernel *impl, const uint8_t key[32],
                         const uint8_t *msg, size_t len, uint8_t tag[16])
 {
     poly1305_ctx ctx;
@@ -491,11 +493,11 @@ static void test_cross(void)
         rng_bytes(msg, len);
         if (len % 8 == 0)
             memset(key, 0xff, 16);          /* the largest clamped r */
-        mac_oneshot(&poly1305_portable_impl, key, msg, len, want);
+        mac_oneshot(&poly1305_portable_kernel, key, msg, len, want);
         check(mac_openssl(key, msg, len, tag) && memcmp(tag, want, 16) == 0,
               "portable", "vs OpenSSL", len);
         for (i = 0; i < n_impls; i++) {
-            if (impls[i] != &poly1305_portable_impl) {
+            if (impls[i] != &poly1305_portable_kernel) {
                 mac_oneshot(impls[i], key, msg, len, tag);
                 check(memcmp(tag, want, 16) == 0, impls[i]->name,
                       "vs portable, one-shot", len);
@@ -531,7 +533,7 @@ static void test_long(void)
                 memset(key, 0xff, 16);      /* the largest clamped r */
                 memset(msg, 0xff, lens[i]);
             }
-            mac_oneshot(&poly1305_portable_impl, key, msg, lens[i], want);
+            mac_oneshot(&poly1305_portable_kernel, key, msg, lens[i], want);
             for (j = 0; j < n_impls; j++) {
                 mac_oneshot(impls[j], key, msg, lens[i], tag);
                 check(memcmp(tag, want, 16) == 0, impls[j]->name,
@@ -563,15 +565,15 @@ int main(int argc, char **argv)
     if (seed != NULL)
         rng_state = strtoull(seed, NULL, 0);
     printf("seed 0x%llx\n", (unsigned long long)rng_state);
-    for (i = 0; poly1305_impl_list[i] != NULL; i++) {
-        const poly1305_impl *impl = poly1305_impl_list[i];
+    for (i = 0; poly1305_kernels[i] != NULL; i++) {
+        const poly1305_kernel *impl = poly1305_kernels[i];
         int ok = chacha_caps_ok(impl->caps);
 
         printf("backend %-9s %s\n", impl->name, ok ? "run" : "skipped (CPU)");
         if (ok && n_impls < sizeof(impls) / sizeof(impls[0]))
             impls[n_impls++] = impl;
     }
-    check(n_impls > 0 && impls[n_impls - 1] == &poly1305_portable_impl, "-",
+    check(n_impls > 0 && impls[n_impls - 1] == &poly1305_portable_kernel, "-",
           "portable backend is listed last", n_impls);
 
     test_rfc();

@@ -5,7 +5,7 @@
  * one block in an xmm row set.
  */
 #include <immintrin.h>
-#include "backend.h"
+#include "kernel.h"
 
 /* 128-bit instantiation (VEX encoded here): the one-block path */
 #define CT_PFX x128
@@ -173,12 +173,6 @@ static void chacha20_xor_short(uint8_t *out, const uint8_t *in, size_t len,
                                const uint32_t key[8],
                                const uint32_t counter[4]);
 
-static void wipe(void *p, size_t n)
-{
-    memset(p, 0, n);
-    __asm__ volatile("" : : "r"(p) : "memory");
-}
-
 /*
  * Passes of 9 blocks (8 vector + 1 scalar on the GPRs) are off by default:
  * on a quiet Zen 3 core they ran ~6% faster per block than passes of 8, but
@@ -205,10 +199,10 @@ static void xor_8x(uint8_t *out, const uint8_t *in, size_t len,
     uint32_t ctr = counter[0];
     int i;
 
-    st.in[0] = _mm256_set1_epi32(CT_SIGMA0);
-    st.in[1] = _mm256_set1_epi32(CT_SIGMA1);
-    st.in[2] = _mm256_set1_epi32(CT_SIGMA2);
-    st.in[3] = _mm256_set1_epi32(CT_SIGMA3);
+    st.in[0] = _mm256_set1_epi32((int)CHACHA_SIGMA0);
+    st.in[1] = _mm256_set1_epi32((int)CHACHA_SIGMA1);
+    st.in[2] = _mm256_set1_epi32((int)CHACHA_SIGMA2);
+    st.in[3] = _mm256_set1_epi32((int)CHACHA_SIGMA3);
     for (i = 0; i < 8; i++)
         st.in[4 + i] = _mm256_set1_epi32((int)key[i]);
     st.in[13] = _mm256_set1_epi32((int)counter[1]);
@@ -216,10 +210,10 @@ static void xor_8x(uint8_t *out, const uint8_t *in, size_t len,
     st.in[15] = _mm256_set1_epi32((int)counter[3]);
     st.m[0] = rot_masks[0];
     st.m[1] = rot_masks[1];
-    st.sin[0] = CT_SIGMA0;
-    st.sin[1] = CT_SIGMA1;
-    st.sin[2] = CT_SIGMA2;
-    st.sin[3] = CT_SIGMA3;
+    st.sin[0] = (int)CHACHA_SIGMA0;
+    st.sin[1] = (int)CHACHA_SIGMA1;
+    st.sin[2] = (int)CHACHA_SIGMA2;
+    st.sin[3] = (int)CHACHA_SIGMA3;
     for (i = 0; i < 8; i++)
         st.sin[4 + i] = key[i];
     st.sin[13] = counter[1];
@@ -247,14 +241,15 @@ static void xor_8x(uint8_t *out, const uint8_t *in, size_t len,
             emit8(out, in, p);
         } else {
             emit8_ks(ks, p);
-            ct_xor_tail(out, in, ks, len);
-            wipe(ks, sizeof(ks));
+            ct_xor_tail_wipe(out, in, ks, sizeof(ks), len);
         }
         ctr += 8;
         len -= len >= 512 ? 512 : len;
         in += 512;
         out += 512;
     }
+    /* the key words and the round outputs: nothing key-derived stays behind */
+    chacha_wipe(&st, sizeof(st));
     if (len > 0) {
         uint32_t c[4] = { ctr, counter[1], counter[2], counter[3] };
 
@@ -271,8 +266,8 @@ void xor_h256(uint8_t *out, const uint8_t *in, size_t len,
               const uint32_t key[8], const uint32_t counter[4], int nsets)
 {
     __m256i v[12];
-    __m256i a = _mm256_setr_epi32(CT_SIGMA0, CT_SIGMA1, CT_SIGMA2, CT_SIGMA3,
-                                  CT_SIGMA0, CT_SIGMA1, CT_SIGMA2, CT_SIGMA3);
+    __m256i a = _mm256_setr_epi32((int)CHACHA_SIGMA0, (int)CHACHA_SIGMA1, (int)CHACHA_SIGMA2, (int)CHACHA_SIGMA3,
+                                  (int)CHACHA_SIGMA0, (int)CHACHA_SIGMA1, (int)CHACHA_SIGMA2, (int)CHACHA_SIGMA3);
     __m256i b = _mm256_broadcastsi128_si256(LOADU128(key));
     __m256i c = _mm256_broadcastsi128_si256(LOADU128(key + 4));
     __m256i d = _mm256_add_epi32(_mm256_broadcastsi128_si256(LOADU128(counter)),
@@ -299,9 +294,7 @@ void xor_h256(uint8_t *out, const uint8_t *in, size_t len,
         } else {
             emit_pair(ks, NULL, 64, v[4 * k], v[4 * k + 1], v[4 * k + 2],
                       v[4 * k + 3]);
-            ct_xor_tail(out, in, ks, len);
-            memset(ks, 0, sizeof(ks));
-            __asm__ volatile("" : : "r"(ks) : "memory");
+            ct_xor_tail_wipe(out, in, ks, sizeof(ks), len);
             break;
         }
     }
@@ -315,7 +308,7 @@ static void xor_1(uint8_t *out, const uint8_t *in, size_t len,
     _Alignas(16) uint8_t ks[64];
     int g;
 
-    v[0] = _mm_setr_epi32(CT_SIGMA0, CT_SIGMA1, CT_SIGMA2, CT_SIGMA3);
+    v[0] = _mm_setr_epi32((int)CHACHA_SIGMA0, (int)CHACHA_SIGMA1, (int)CHACHA_SIGMA2, (int)CHACHA_SIGMA3);
     v[1] = LOADU128(key);
     v[2] = LOADU128(key + 4);
     v[3] = LOADU128(counter);
@@ -328,9 +321,7 @@ static void xor_1(uint8_t *out, const uint8_t *in, size_t len,
     }
     for (g = 0; g < 4; g++)
         STOREU128(ks + 16 * g, v[g]);
-    ct_xor_tail(out, in, ks, len);
-    memset(ks, 0, sizeof(ks));
-    __asm__ volatile("" : : "r"(ks) : "memory");
+    ct_xor_tail_wipe(out, in, ks, sizeof(ks), len);
 }
 
 /* 1..384 bytes */
@@ -357,6 +348,8 @@ static void chacha20_xor_avx2(uint8_t *out, const uint8_t *in, size_t len,
         chacha20_xor_short(out, in, len, key, counter);
 }
 
-const chacha20_impl chacha20_avx2_impl = {
-    "avx2", CHACHA_CAP_AVX2, chacha20_xor_avx2
+const chacha20_kernel chacha20_avx2_kernel = {
+    .name = "avx2",
+    .caps = CHACHA_CAP_AVX2,
+    .xor_stream = chacha20_xor_avx2,
 };

@@ -16,7 +16,8 @@
  */
 #include <arm_neon.h>
 #include <string.h>
-#include "backend.h"
+#include "kernel.h"
+#include "util.h"
 
 #if !defined(__ARM_NEON) && !defined(__ARM_NEON__)
 # error "chacha20_neon.c needs NEON: build it with -mfpu=neon on 32-bit ARM"
@@ -281,6 +282,8 @@ static void chacha20_xor_neon(uint8_t *out, const uint8_t *in, size_t len,
         chacha20_neon_1rows(out, in, len, row);
 }
 
-const chacha20_impl chacha20_neon_impl = {
-    "neon", CHACHA_CAP_NEON, chacha20_xor_neon
+const chacha20_kernel chacha20_neon_kernel = {
+    .name = "neon",
+    .caps = CHACHA_CAP_NEON,
+    .xor_stream = chacha20_xor_neon,
 };

@@ -20,15 +20,16 @@
  */
 #include <immintrin.h>
 #include <string.h>
-#include "backend.h"
+#include "kernel.h"
+#include "util.h"
 #include "poly1305_r64.h"
-#include "chacha20_poly1305_avx2.h"
 
 #if !defined(__AVX2__) || !defined(__x86_64__)
 # error "chacha20_poly1305_avx2.c needs -mavx2 on x86-64"
 #endif
 
-extern const chacha20_impl chacha20_avx2_impl;
+extern const chacha20_kernel chacha20_avx2_kernel;
+extern const poly1305_kernel poly1305_avx2_kernel;
 
 /*
  * Everything the asm loop touches, addressed from one base register:
@@ -382,11 +383,11 @@ void fused_pass(uint8_t *out, const uint8_t *in, const uint8_t *p,
     st->x[12] = _mm256_add_epi32(st->x[12], _mm256_set1_epi32(8));
 }
 
-void chacha20_poly1305_avx2_xor_mac(uint8_t *out, const uint8_t *in, size_t len,
-                                    const uint32_t key[8],
-                                    const uint32_t counter[4],
-                                    poly1305_r64 *mac, int enc)
+static void xor_mac_avx2(uint8_t *out, const uint8_t *in, size_t len,
+                         const uint32_t key[8], const uint32_t counter[4],
+                         poly1305_state *mst, int enc)
 {
+    poly1305_r64 *mac = poly1305_r64_of(mst);   /* the AVX2 state's sc */
     _Alignas(32) fused_st st;
     size_t nfull = len / 512, tail = len % 512, k;
     uint32_t ctr[4] = { counter[0], counter[1], counter[2], counter[3] };
@@ -396,15 +397,15 @@ void chacha20_poly1305_avx2_xor_mac(uint8_t *out, const uint8_t *in, size_t len,
     if (nfull == 0) {
         /* short: the two steps one after the other */
         if (enc) {
-            chacha20_avx2_impl.xor_stream(out, in, len, key, ctr);
+            chacha20_avx2_kernel.xor_stream(out, in, len, key, ctr);
             poly_blocks(&st, out, len / 16, h);
         } else {
             poly_blocks(&st, in, len / 16, h);
-            chacha20_avx2_impl.xor_stream(out, in, len, key, ctr);
+            chacha20_avx2_kernel.xor_stream(out, in, len, key, ctr);
         }
     } else if (enc) {
         /* pass 0 has no ciphertext to MAC yet; pass k MACs pass k - 1 */
-        chacha20_avx2_impl.xor_stream(out, in, 512, key, ctr);
+        chacha20_avx2_kernel.xor_stream(out, in, 512, key, ctr);
         ctr[0] += 8;
         fused_setup(&st, key, ctr);
         for (k = 1; k < nfull; k++)
@@ -412,7 +413,7 @@ void chacha20_poly1305_avx2_xor_mac(uint8_t *out, const uint8_t *in, size_t len,
                        &st, h);
         ctr[0] += (uint32_t)(8 * (nfull - 1));
         if (tail > 0)
-            chacha20_avx2_impl.xor_stream(out + 512 * nfull, in + 512 * nfull,
+            chacha20_avx2_kernel.xor_stream(out + 512 * nfull, in + 512 * nfull,
                                           tail, key, ctr);
         poly_blocks(&st, out + 512 * (nfull - 1), (512 + tail) / 16, h);
     } else {
@@ -422,7 +423,7 @@ void chacha20_poly1305_avx2_xor_mac(uint8_t *out, const uint8_t *in, size_t len,
         ctr[0] += (uint32_t)(8 * nfull);
         if (tail > 0) {
             poly_blocks(&st, in + 512 * nfull, tail / 16, h);
-            chacha20_avx2_impl.xor_stream(out + 512 * nfull, in + 512 * nfull,
+            chacha20_avx2_kernel.xor_stream(out + 512 * nfull, in + 512 * nfull,
                                           tail, key, ctr);
         }
     }
@@ -436,3 +437,21 @@ void chacha20_poly1305_avx2_xor_mac(uint8_t *out, const uint8_t *in, size_t len,
         memset(&st, 0, sizeof(st));
     __asm__ volatile("" : : "r"(&st) : "memory");
 }
+
+/*
+ * Opening stitches from one 512-byte pass on. Sealing MACs the previous
+ * pass's output, so its first ChaCha20 pass and last MAC pass run alone:
+ * below SEAL_MIN the two-step path (AVX2 ChaCha20, then AVX2 Poly1305) wins.
+ */
+#ifndef CHACHA_FUSED_SEAL_MIN
+# define CHACHA_FUSED_SEAL_MIN 2048
+#endif
+
+const chacha20_poly1305_kernel chacha20_poly1305_avx2_kernel = {
+    .name = "avx2-fused",
+    .caps = CHACHA_CAP_AVX2 | CHACHA_CAP_BMI2,
+    .chacha = &chacha20_avx2_kernel,
+    .poly = &poly1305_avx2_kernel,
+    .xor_mac = xor_mac_avx2,
+    .min_len = { 512, CHACHA_FUSED_SEAL_MIN },
+};

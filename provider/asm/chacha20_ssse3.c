@@ -4,7 +4,7 @@
  * lanes, and 1..3 blocks in horizontal xmm rows for tails and short inputs.
  */
 #include <tmmintrin.h>
-#include "backend.h"
+#include "kernel.h"
 #include "chacha20_x86_template.h"
 
 /* byte shuffles rotating each 32-bit lane left by 16 and by 8 */
@@ -98,10 +98,10 @@ static void xor_4x(uint8_t *out, const uint8_t *in, size_t len,
     x128_state *p = &st;
     int i;
 
-    st.in[0] = _mm_set1_epi32(CT_SIGMA0);
-    st.in[1] = _mm_set1_epi32(CT_SIGMA1);
-    st.in[2] = _mm_set1_epi32(CT_SIGMA2);
-    st.in[3] = _mm_set1_epi32(CT_SIGMA3);
+    st.in[0] = _mm_set1_epi32((int)CHACHA_SIGMA0);
+    st.in[1] = _mm_set1_epi32((int)CHACHA_SIGMA1);
+    st.in[2] = _mm_set1_epi32((int)CHACHA_SIGMA2);
+    st.in[3] = _mm_set1_epi32((int)CHACHA_SIGMA3);
     for (i = 0; i < 8; i++)
         st.in[4 + i] = _mm_set1_epi32((int)key[i]);
     st.in[12] = _mm_add_epi32(_mm_set1_epi32((int)counter[0]),
@@ -120,12 +120,9 @@ static void xor_4x(uint8_t *out, const uint8_t *in, size_t len,
     if (len > 0) {
         x128_vrounds(p, 0);
         emit4(ks, NULL, p);
-        ct_xor_tail(out, in, ks, len);
-        memset(ks, 0, sizeof(ks));
-        __asm__ volatile("" : : "r"(ks) : "memory");
+        ct_xor_tail_wipe(out, in, ks, sizeof(ks), len);
     }
-    memset(&st, 0, sizeof(st));
-    __asm__ volatile("" : : "r"(&st) : "memory");
+    chacha_wipe(&st, sizeof(st));
 }
 
 /* nsets (1..3) blocks in horizontal rows, 64 * (nsets - 1) < len <= 64 * nsets. */
@@ -140,7 +137,7 @@ void xor_h128(uint8_t *out, const uint8_t *in, size_t len,
     int k;
 
     for (k = 0; k < 3; k++) {
-        v[4 * k] = _mm_setr_epi32(CT_SIGMA0, CT_SIGMA1, CT_SIGMA2, CT_SIGMA3);
+        v[4 * k] = _mm_setr_epi32((int)CHACHA_SIGMA0, (int)CHACHA_SIGMA1, (int)CHACHA_SIGMA2, (int)CHACHA_SIGMA3);
         v[4 * k + 1] = LOADU128(key);
         v[4 * k + 2] = LOADU128(key + 4);
         v[4 * k + 3] = d;
@@ -157,9 +154,7 @@ void xor_h128(uint8_t *out, const uint8_t *in, size_t len,
         } else {
             emit_block(ks, NULL, v[4 * k], v[4 * k + 1], v[4 * k + 2],
                        v[4 * k + 3]);
-            ct_xor_tail(out, in, ks, len);
-            memset(ks, 0, sizeof(ks));
-            __asm__ volatile("" : : "r"(ks) : "memory");
+            ct_xor_tail_wipe(out, in, ks, sizeof(ks), len);
             break;
         }
     }
@@ -196,6 +191,8 @@ static void chacha20_xor_ssse3(uint8_t *out, const uint8_t *in, size_t len,
     chacha20_xor_ssse3(out + full, in + full, rest, key, ctr);
 }
 
-const chacha20_impl chacha20_ssse3_impl = {
-    "ssse3", CHACHA_CAP_SSSE3, chacha20_xor_ssse3
+const chacha20_kernel chacha20_ssse3_kernel = {
+    .name = "ssse3",
+    .caps = CHACHA_CAP_SSSE3,
+    .xor_stream = chacha20_xor_ssse3,
 };

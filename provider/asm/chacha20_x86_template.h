@@ -32,6 +32,7 @@
 #include <stddef.h>
 #include <string.h>
 #include <emmintrin.h>
+#include "util.h"
 
 #define CT_CAT2(a, b) a##_##b
 #define CT_CAT(a, b) CT_CAT2(a, b)
@@ -39,10 +40,6 @@
 
 #define CT_INLINE static inline __attribute__((always_inline))
 
-#define CT_SIGMA0 0x61707865    /* "expand 32-byte k" */
-#define CT_SIGMA1 0x3320646e
-#define CT_SIGMA2 0x79622d32
-#define CT_SIGMA3 0x6b206574
 
 /*
  * Four quarter-rounds on independent words, one step at a time across all
@@ -310,6 +307,17 @@ CT_INLINE void ct_xor_tail(uint8_t *dst, const uint8_t *src,
     n &= 3;
     while (n--)
         *dst++ = *src++ ^ *ks++;
+}
+
+/*
+ * The end of every kernel whose last pass is partial: that pass's keystream
+ * was written to ks (kslen bytes); xor its first n bytes in, then wipe it.
+ */
+CT_INLINE void ct_xor_tail_wipe(uint8_t *dst, const uint8_t *src, uint8_t *ks,
+                                size_t kslen, size_t n)
+{
+    ct_xor_tail(dst, src, ks, n);
+    chacha_wipe(ks, kslen);
 }
 
 #endif /* CHACHA20_X86_TEMPLATE_COMMON */

@@ -16,9 +16,9 @@
  */
 #include <immintrin.h>
 #include <string.h>
-#include <openssl/crypto.h>
-#include "wipe.h"
-#include "backend.h"
+#include <stddef.h>
+#include "kernel.h"
+#include "util.h"
 #include "poly1305_r64.h"
 
 #if !defined(__AVX2__) || !defined(__SIZEOF_INT128__)
@@ -86,6 +86,8 @@ typedef struct {
 
 _Static_assert(WIPE_ALL <= POLY1305_STATE_SIZE,
                "AVX2 Poly1305 state does not fit");
+/* the fused AVX2 kernel advances sc in place, through poly1305_r64_of() */
+_Static_assert(offsetof(poly1305_avx2_st, sc) == 0, "sc must come first");
 
 /* Split a radix 2^64 value (top word < 2^3) into five 26-bit limbs. */
 static inline void to_26(uint64_t l[5], uint64_t h0, uint64_t h1, uint64_t h2)
@@ -634,6 +636,10 @@ static void avx2_emit(poly1305_state *st, uint8_t mac[16])
         wipe_ymm(st->opaque, WIPE_SC);
 }
 
-const poly1305_impl poly1305_avx2_impl = {
-    "avx2", CHACHA_CAP_AVX2, 1, avx2_init, avx2_blocks, avx2_emit
+const poly1305_kernel poly1305_avx2_kernel = {
+    .name = "avx2",
+    .caps = CHACHA_CAP_AVX2,
+    .init = avx2_init,
+    .blocks = avx2_blocks,
+    .emit = avx2_emit,
 };

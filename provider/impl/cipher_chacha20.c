@@ -11,7 +11,7 @@
 #include <openssl/err.h>
 #include <openssl/proverr.h>
 #include "cipher_common.h"
-#include "chacha20.h"
+#include "chacha20_stream.h"
 
 #define CHACHA20_IV_LEN 16
 
@@ -41,7 +41,7 @@ static void *chacha20_newctx(void *provctx)
     if (ctx == NULL)
         return NULL;
     ctx->pctx = pctx;
-    ctx->cs.impl = pctx->chacha;
+    ctx->cs.kernel = pctx->chacha;
     chacha_trace_newctx(pctx, "ChaCha20");
     return ctx;
 }
@@ -95,6 +95,8 @@ static int chacha20_update(void *vctx, unsigned char *out, size_t *outl,
         ERR_raise(ERR_LIB_PROV, PROV_R_NO_KEY_SET);
         return 0;
     }
+    if (!chacha_check_input_length(inl))
+        return 0;
     if (inl == 0) {
         *outl = 0;
         return 1;

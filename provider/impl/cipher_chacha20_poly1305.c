@@ -14,49 +14,23 @@
 #include <openssl/evp.h>
 #include <openssl/proverr.h>
 #include "cipher_common.h"
-#include "wipe.h"
-#include "chacha20.h"
-#include "poly1305.h"
+#include "util.h"
+#include "aead.h"
 
 #define AEAD_IV_LEN 12
-#define AEAD_TAG_LEN 16
+#define AEAD_TAG_LEN CHACHA_AEAD_TAG_LEN
 #define TLS_AAD_LEN EVP_AEAD_TLS1_AAD_LEN
 #define NO_TLS_PAYLOAD ((size_t)-1)
-/*
- * The one-time key comes with the text: AAD is buffered until the first text
- * arrives, then one kernel call makes block 0 (the one-time key) and the
- * keystream of up to AEAD_HEAD_MAX bytes of text together, so the SIMD
- * backends run them side by side (block 0 + 7 blocks = one 8-block AVX2
- * pass); the rest of the text follows on the bulk path.
- */
-#define AEAD_HEAD_MAX 448
-#define AEAD_AAD_BUF 64
-/* the 32-bit block counter starts at 1: at most 2^32 - 1 blocks of data */
-#define AEAD_MAX_TEXT ((((uint64_t)1 << 32) - 1) * 64)
-
-enum aead_phase {
-    PHASE_FRESH,               /* nonce set, one-time key not derived yet
-                                  (short AAD waits in aad_buf) */
-    PHASE_AAD,                 /* MAC running, AAD accepted */
-    PHASE_DATA,                /* AAD closed, text flowing */
-    PHASE_DONE,                /* tag computed: a new IV (or tlsaad) needed */
-    PHASE_TLS_DONE             /* TLS record done: as DONE, but a Final is a
-                                  harmless no-op (evp_test calls one) */
-};
 
 typedef struct {
     CHACHA_PROV_CTX *pctx;
-    chacha20_stream cs;
-    poly1305_ctx mac;
-    uint32_t nonce[3];         /* as set by the IV or tlsivfixed */
-    uint8_t iv[AEAD_IV_LEN];
+    chacha_aead aead;          /* the RFC 8439 construction (core/aead.h) */
+    uint8_t iv[AEAD_IV_LEN];   /* as set by the IV or tlsivfixed */
     uint8_t tag[AEAD_TAG_LEN]; /* computed (encrypt) or expected (decrypt) */
     size_t tag_len;            /* 0 until a tag or tag length was set */
-    uint64_t aad_len, text_len;
-    uint8_t aad_buf[AEAD_AAD_BUF];
-    size_t aad_buf_len;
-    enum aead_phase phase;
     int enc, key_set, iv_set;
+    int tls_done;              /* a TLS record finished: a Final is a harmless
+                                  no-op (evp_test calls one) */
     size_t tls_payload;        /* NO_TLS_PAYLOAD outside TLS 1.2 record mode */
     size_t tls_aad_pad;
     uint8_t tls_aad[TLS_AAD_LEN];
@@ -79,7 +53,7 @@ static void *aead_newctx(void *provctx)
     if (ctx == NULL)
         return NULL;
     ctx->pctx = pctx;
-    ctx->cs.impl = pctx->chacha;
+    chacha_aead_setup(&ctx->aead, pctx->chacha, pctx->poly, pctx->fused);
     ctx->tls_payload = NO_TLS_PAYLOAD;
     chacha_trace_newctx(pctx, "ChaCha20-Poly1305");
     return ctx;
@@ -102,27 +76,29 @@ static void *aead_dupctx(void *vctx)
 /* Forget the message in progress: any new key or nonce starts afresh. */
 static void aead_reset_message(AEAD_CTX *ctx)
 {
-    uint8_t unused[16];
-
-    /* a MAC still running holds the one-time key: finish it into the void */
-    if (ctx->phase == PHASE_AAD || ctx->phase == PHASE_DATA) {
-        poly1305_final(&ctx->mac, unused);
-        chacha_wipe(unused, sizeof(unused));
-    }
-    chacha_wipe(ctx->aad_buf, ctx->aad_buf_len);
-    ctx->aad_buf_len = 0;
-    ctx->aad_len = ctx->text_len = 0;
-    ctx->phase = PHASE_FRESH;
+    chacha_aead_reset(&ctx->aead);
+    ctx->tls_done = 0;
     ctx->tls_payload = NO_TLS_PAYLOAD;
 }
 
-static void aead_set_nonce(AEAD_CTX *ctx, const uint8_t iv[AEAD_IV_LEN])
+/* The nonce words of iv, as a TLS record would xor its sequence number in. */
+static void aead_load_nonce(AEAD_CTX *ctx, const uint8_t seq[8])
 {
-    int i;
+    uint32_t n[3];
 
+    n[0] = chacha_load_le32(ctx->iv);
+    n[1] = chacha_load_le32(ctx->iv + 4) ^ chacha_load_le32(seq);
+    n[2] = chacha_load_le32(ctx->iv + 8) ^ chacha_load_le32(seq + 4);
+    chacha_aead_set_nonce(&ctx->aead, n);
+    aead_reset_message(ctx);
+}
+
+static const uint8_t zero_seq[8];
+
+static void aead_set_iv(AEAD_CTX *ctx, const uint8_t iv[AEAD_IV_LEN])
+{
     memcpy(ctx->iv, iv, AEAD_IV_LEN);
-    for (i = 0; i < 3; i++)
-        ctx->nonce[i] = chacha_load_le32(iv + 4 * i);
+    aead_load_nonce(ctx, zero_seq);
     ctx->iv_set = 1;
 }
 
@@ -136,14 +112,14 @@ static int aead_init(AEAD_CTX *ctx, const unsigned char *key, size_t keylen,
             ERR_raise(ERR_LIB_PROV, PROV_R_INVALID_IV_LENGTH);
             return 0;
         }
-        aead_set_nonce(ctx, iv);
+        aead_set_iv(ctx, iv);
     }
     if (key != NULL) {
         if (keylen != CHACHA_KEY_LEN) {
             ERR_raise(ERR_LIB_PROV, PROV_R_INVALID_KEY_LENGTH);
             return 0;
         }
-        chacha20_stream_set_key(&ctx->cs, key);
+        chacha_aead_set_key(&ctx->aead, key);
         ctx->key_set = 1;
     }
     if (key != NULL || iv != NULL)
@@ -163,134 +139,22 @@ static int aead_ready(AEAD_CTX *ctx)
         chacha_raise(ctx->pctx, CHACHA_R_IV_NOT_SET, NULL);
         return 0;
     }
-    if (ctx->phase == PHASE_DONE || ctx->phase == PHASE_TLS_DONE) {
+    if (ctx->aead.phase == CHACHA_AEAD_DONE) {
         chacha_raise(ctx->pctx, CHACHA_R_ALREADY_FINALISED, NULL);
         return 0;
     }
     return 1;
 }
 
-/* Load counter = (block, nonce) into the keystream state. */
-static void aead_set_counter(AEAD_CTX *ctx, uint32_t block)
-{
-    ctx->cs.counter[0] = block;
-    ctx->cs.counter[1] = ctx->nonce[0];
-    ctx->cs.counter[2] = ctx->nonce[1];
-    ctx->cs.counter[3] = ctx->nonce[2];
-    ctx->cs.partial = 0;
-    if (ctx->cs.ks_valid)
-        chacha_wipe(ctx->cs.ks, sizeof(ctx->cs.ks));
-    ctx->cs.ks_valid = 0;
-}
-
-/* Key the MAC with the one-time key and absorb the AAD buffered so far. */
-static void aead_mac_begin(AEAD_CTX *ctx, const uint8_t otk[32])
-{
-    poly1305_init(&ctx->mac, ctx->pctx->poly, otk);
-    poly1305_update(&ctx->mac, ctx->aad_buf, ctx->aad_buf_len);
-    chacha_wipe(ctx->aad_buf, ctx->aad_buf_len);
-    ctx->aad_buf_len = 0;
-    ctx->phase = PHASE_AAD;
-}
-
-/* Derive the one-time Poly1305 key from block 0; data starts at block 1. */
-static void aead_start(AEAD_CTX *ctx)
-{
-    uint8_t otk[64] = { 0 };
-
-    aead_set_counter(ctx, 0);
-    ctx->cs.impl->xor_stream(otk, otk, 64, ctx->cs.key, ctx->cs.counter);
-    ctx->cs.counter[0] = 1;
-    aead_mac_begin(ctx, otk);
-    chacha_wipe(otk, sizeof(otk));
-}
-
-/*
- * Block 0 and the first bytes of text in one kernel call; returns how many
- * bytes of text it took (all of len, up to AEAD_HEAD_MAX).
- */
-static size_t aead_start_with_text(AEAD_CTX *ctx, unsigned char *out,
-                                   const unsigned char *in, size_t len)
-{
-    uint8_t buf[64 + AEAD_HEAD_MAX];
-
-    if (len > AEAD_HEAD_MAX)
-        len = AEAD_HEAD_MAX;            /* a multiple of 64: bulk path aligned */
-    memset(buf, 0, 64);
-    memcpy(buf + 64, in, len);
-    aead_set_counter(ctx, 0);
-    ctx->cs.impl->xor_stream(buf, buf, 64 + len, ctx->cs.key, ctx->cs.counter);
-    ctx->cs.counter[0] = 1 + (uint32_t)((len + 63) / 64);
-    ctx->cs.partial = (unsigned int)(len & 63);  /* remade if the text goes on */
-    aead_mac_begin(ctx, buf);
-    poly1305_pad16(&ctx->mac);
-    ctx->phase = PHASE_DATA;
-    /* the MAC reads the ciphertext: ours when sealing, the input when opening */
-    poly1305_update(&ctx->mac, ctx->enc ? buf + 64 : in, len);
-    memcpy(out, buf + 64, len);
-    chacha_wipe(buf, 64 + len);
-    return len;
-}
-
-/* Encrypt or decrypt text, MACing the ciphertext (before it is overwritten). */
+/* Encrypt or decrypt text, MACing the ciphertext. */
 static int aead_text(AEAD_CTX *ctx, unsigned char *out, const unsigned char *in,
                      size_t len)
 {
-    const chacha20_poly1305_impl *fused;
-
-    if ((uint64_t)len > AEAD_MAX_TEXT - ctx->text_len) {
+    if (chacha_aead_text(&ctx->aead, out, in, len, ctx->enc) != CHACHA_AEAD_OK) {
         chacha_raise(ctx->pctx, CHACHA_R_NONCE_EXHAUSTED, NULL);
         return 0;
     }
-    ctx->text_len += len;
-    if (ctx->phase == PHASE_FRESH) {
-        size_t n = aead_start_with_text(ctx, out, in, len);
-
-        out += n;
-        in += n;
-        len -= n;
-    }
-    if (ctx->phase == PHASE_AAD) {
-        poly1305_pad16(&ctx->mac);
-        ctx->phase = PHASE_DATA;
-    }
-    fused = ctx->pctx->fused;
-    if (fused != NULL && len >= fused->min_len[ctx->enc] && ctx->mac.num == 0
-        && ctx->cs.partial == 0) {
-        /* whole blocks in one stitched pass; the MAC state is radix 2^64 */
-        size_t n = len & ~(size_t)63;
-
-        fused->xor_mac(out, in, n, ctx->cs.key, ctx->cs.counter,
-                       (struct poly1305_r64 *)ctx->mac.st.opaque, ctx->enc);
-        ctx->cs.counter[0] += (uint32_t)(n / 64);  /* AEAD_MAX_TEXT: no wrap */
-        out += n;
-        in += n;
-        len -= n;
-    }
-    if (ctx->enc) {
-        chacha20_stream_xor(&ctx->cs, out, in, len);
-        poly1305_update(&ctx->mac, out, len);
-    } else {
-        poly1305_update(&ctx->mac, in, len);
-        chacha20_stream_xor(&ctx->cs, out, in, len);
-    }
     return 1;
-}
-
-/* Close the MAC: pad, lengths, tag into tag (16 bytes). */
-static void aead_finish_tag(AEAD_CTX *ctx, uint8_t tag[AEAD_TAG_LEN])
-{
-    uint8_t lens[16];
-    int i;
-
-    poly1305_pad16(&ctx->mac);
-    for (i = 0; i < 8; i++) {
-        lens[i] = (uint8_t)(ctx->aad_len >> (8 * i));
-        lens[8 + i] = (uint8_t)(ctx->text_len >> (8 * i));
-    }
-    poly1305_update(&ctx->mac, lens, sizeof(lens));
-    poly1305_final(&ctx->mac, tag);
-    ctx->phase = PHASE_DONE;
 }
 
 /*
@@ -306,17 +170,16 @@ static int aead_tls_record(AEAD_CTX *ctx, unsigned char *out, size_t *outl,
 
     ctx->tls_payload = NO_TLS_PAYLOAD;
     if (in == NULL || len != plen + AEAD_TAG_LEN) {
-        ctx->phase = PHASE_DONE;
+        chacha_aead_abort(&ctx->aead);
         chacha_raise(ctx->pctx, CHACHA_R_BAD_TLS_RECORD,
                      "expected %zu bytes, got %zu", plen + AEAD_TAG_LEN, len);
         return 0;
     }
-    memcpy(ctx->aad_buf, ctx->tls_aad, TLS_AAD_LEN);
-    ctx->aad_buf_len = ctx->aad_len = TLS_AAD_LEN;
+    chacha_aead_aad(&ctx->aead, ctx->tls_aad, TLS_AAD_LEN);   /* FRESH: ok */
     if (!aead_text(ctx, out, in, plen))
         return 0;
-    aead_finish_tag(ctx, tag);
-    ctx->phase = PHASE_TLS_DONE;
+    chacha_aead_tag(&ctx->aead, tag);
+    ctx->tls_done = 1;
     if (ctx->enc) {
         memcpy(out + plen, tag, AEAD_TAG_LEN);
         memcpy(ctx->tag, tag, AEAD_TAG_LEN);   /* GET_TAG reads it, as OpenSSL */
@@ -337,25 +200,23 @@ static int aead_do_final(AEAD_CTX *ctx)
     uint8_t tag[AEAD_TAG_LEN];
     int ok = 1;
 
-    if (ctx->phase == PHASE_TLS_DONE && ctx->key_set)
+    if (ctx->tls_done && ctx->key_set)
         return 1;
     if (!aead_ready(ctx))
         return 0;
     if (ctx->tls_payload != NO_TLS_PAYLOAD) {
         ctx->tls_payload = NO_TLS_PAYLOAD;
-        ctx->phase = PHASE_DONE;
+        chacha_aead_abort(&ctx->aead);
         chacha_raise(ctx->pctx, CHACHA_R_BAD_TLS_RECORD, "final in tls record mode");
         return 0;
     }
     if (!ctx->enc && ctx->tag_len == 0) {
         /* the default provider accepts this and authenticates nothing */
-        ctx->phase = PHASE_DONE;
+        chacha_aead_abort(&ctx->aead);
         ERR_raise(ERR_LIB_PROV, PROV_R_TAG_NOT_SET);
         return 0;
     }
-    if (ctx->phase == PHASE_FRESH)
-        aead_start(ctx);
-    aead_finish_tag(ctx, tag);
+    chacha_aead_tag(&ctx->aead, tag);
     if (ctx->enc)
         memcpy(ctx->tag, tag, AEAD_TAG_LEN);
     else
@@ -367,7 +228,7 @@ static int aead_do_final(AEAD_CTX *ctx)
 static int aead_process(AEAD_CTX *ctx, unsigned char *out, size_t *outl,
                         size_t outsize, const unsigned char *in, size_t inl)
 {
-    if (!aead_ready(ctx))
+    if (!aead_ready(ctx) || !chacha_check_input_length(inl))
         return 0;
     if (outsize < inl && out != NULL) {
         ERR_raise(ERR_LIB_PROV, PROV_R_OUTPUT_BUFFER_TOO_SMALL);
@@ -390,20 +251,11 @@ static int aead_process(AEAD_CTX *ctx, unsigned char *out, size_t *outl,
                            "no aad updates in tls record mode");
             return 0;
         }
-        if (ctx->phase == PHASE_DATA) {
+        if (chacha_aead_aad(&ctx->aead, in, inl) != CHACHA_AEAD_OK) {
             ERR_raise_data(ERR_LIB_PROV, PROV_R_INVALID_AAD,
                            "aad must come before the text");
             return 0;
         }
-        if (ctx->phase == PHASE_FRESH && inl <= AEAD_AAD_BUF - ctx->aad_buf_len) {
-            memcpy(ctx->aad_buf + ctx->aad_buf_len, in, inl);
-            ctx->aad_buf_len += inl;
-        } else {
-            if (ctx->phase == PHASE_FRESH)
-                aead_start(ctx);
-            poly1305_update(&ctx->mac, in, inl);
-        }
-        ctx->aad_len += inl;
     } else if (!aead_text(ctx, out, in, inl)) {
         return 0;
     }
@@ -533,11 +385,8 @@ static int aead_set_tls_aad(AEAD_CTX *ctx, const OSSL_PARAM *p)
         ctx->tls_aad[TLS_AAD_LEN - 1] = (uint8_t)len;
     }
     /* RFC 7905: nonce = fixed IV xor (0^4 || 64-bit sequence number) */
-    aead_reset_message(ctx);
+    aead_load_nonce(ctx, aad);
     ctx->tls_payload = len;
-    ctx->nonce[0] = chacha_load_le32(ctx->iv);
-    ctx->nonce[1] = chacha_load_le32(ctx->iv + 4) ^ chacha_load_le32(aad);
-    ctx->nonce[2] = chacha_load_le32(ctx->iv + 8) ^ chacha_load_le32(aad + 4);
     ctx->tls_aad_pad = AEAD_TAG_LEN;
     return 1;
 }
@@ -573,8 +422,7 @@ static int aead_set_iv_fixed(AEAD_CTX *ctx, const OSSL_PARAM *p)
         ERR_raise(ERR_LIB_PROV, PROV_R_INVALID_IV_LENGTH);
         return 0;
     }
-    aead_set_nonce(ctx, p->data);
-    aead_reset_message(ctx);
+    aead_set_iv(ctx, p->data);
     return 1;
 }
 

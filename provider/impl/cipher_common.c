@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Parameter handling shared by the ChaCha20 and ChaCha20-Poly1305 dispatchers. */
+#include <stdint.h>
 #include <openssl/core_names.h>
 #include <openssl/err.h>
 #include <openssl/proverr.h>
@@ -101,6 +102,14 @@ int chacha_get_fixed_length(OSSL_PARAM *p, size_t ivlen)
         return 0;
     }
     return 1;
+}
+
+int chacha_check_input_length(size_t inl)
+{
+    if (inl <= (size_t)PTRDIFF_MAX)
+        return 1;
+    ERR_raise(ERR_LIB_PROV, PROV_R_INVALID_INPUT_LENGTH);
+    return 0;
 }
 
 int chacha_set_octets(OSSL_PARAM *p, const void *data, size_t len)

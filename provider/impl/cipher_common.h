@@ -7,7 +7,7 @@
 #include <openssl/core.h>
 #include <openssl/core_dispatch.h>
 #include <openssl/params.h>
-#include "../prov.h"
+#include "prov_ctx.h"
 
 #define CHACHA_KEY_LEN 32
 
@@ -32,6 +32,13 @@ int chacha_check_fixed_length(const OSSL_PARAM *p, size_t ivlen);
 
 /* Answers a "keylen" or "ivlen" get request; same returns. */
 int chacha_get_fixed_length(OSSL_PARAM *p, size_t ivlen);
+
+/*
+ * Some libcrypto 3.0.x releases hand a negative int length from
+ * EVP_EncryptUpdate() down as a huge size_t: no buffer can be larger than
+ * PTRDIFF_MAX, so such a length raises INVALID_INPUT_LENGTH (returns 0).
+ */
+int chacha_check_input_length(size_t inl);
 
 /* Set an octet string or octet pointer parameter (both forms are asked for). */
 int chacha_set_octets(OSSL_PARAM *p, const void *data, size_t len);

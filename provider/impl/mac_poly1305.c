@@ -11,8 +11,8 @@
 #include <openssl/err.h>
 #include <openssl/params.h>
 #include <openssl/proverr.h>
-#include "../prov.h"
-#include "poly1305.h"
+#include "prov_ctx.h"
+#include "poly1305_stream.h"
 
 #define POLY1305_KEY_LEN 32
 #define POLY1305_TAG_LEN 16

@@ -7,50 +7,36 @@
  * Everything is constant time: no branch or index depends on key or data, and
  * the final reduction mod 2^130-5 selects with masks.
  */
-#include <openssl/crypto.h>
-#include "wipe.h"
-#include "backend.h"
+#include <stddef.h>
+#include "kernel.h"
+#include "util.h"
 
 #if defined(__SIZEOF_INT128__) && !defined(POLY1305_FORCE_32BIT)
 
 #include "poly1305_r64.h"
 
+/* the whole state is a poly1305_r64 (see poly1305_r64_of) */
 _Static_assert(sizeof(poly1305_r64) <= POLY1305_STATE_SIZE,
                "portable Poly1305 state does not fit");
 
 static void portable_init(poly1305_state *st, const uint8_t key[32])
 {
-    poly1305_r64_init((poly1305_r64 *)st->opaque, key);
+    poly1305_r64_init(poly1305_r64_of(st), key);
 }
 
 static void portable_blocks(poly1305_state *st, const uint8_t *in, size_t len,
                             uint32_t padbit)
 {
-    poly1305_r64_blocks((poly1305_r64 *)st->opaque, in, len / 16, padbit);
+    poly1305_r64_blocks(poly1305_r64_of(st), in, len / 16, padbit);
 }
 
 static void portable_emit(poly1305_state *st, uint8_t mac[16])
 {
-    poly1305_r64_emit((const poly1305_r64 *)st->opaque, mac);
+    poly1305_r64_emit(poly1305_r64_of(st), mac);
     chacha_wipe(st->opaque, sizeof(poly1305_r64));
 }
 
 #else /* 32-bit limbs */
-
-static inline uint32_t load32_le(const uint8_t *p)
-{
-    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
-           ((uint32_t)p[3] << 24);
-}
-
-static inline void store32_le(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-    p[2] = (uint8_t)(v >> 16);
-    p[3] = (uint8_t)(v >> 24);
-}
-
 
 #define M26 0x3ffffffu
 
@@ -69,13 +55,13 @@ static void portable_init(poly1305_state *st, const uint8_t key[32])
     int i;
 
     /* clamp r while splitting it into five 26-bit limbs */
-    p->r[0] = load32_le(key) & 0x3ffffff;
-    p->r[1] = (load32_le(key + 3) >> 2) & 0x3ffff03;
-    p->r[2] = (load32_le(key + 6) >> 4) & 0x3ffc0ff;
-    p->r[3] = (load32_le(key + 9) >> 6) & 0x3f03fff;
-    p->r[4] = (load32_le(key + 12) >> 8) & 0x00fffff;
+    p->r[0] = chacha_load_le32(key) & 0x3ffffff;
+    p->r[1] = (chacha_load_le32(key + 3) >> 2) & 0x3ffff03;
+    p->r[2] = (chacha_load_le32(key + 6) >> 4) & 0x3ffc0ff;
+    p->r[3] = (chacha_load_le32(key + 9) >> 6) & 0x3f03fff;
+    p->r[4] = (chacha_load_le32(key + 12) >> 8) & 0x00fffff;
     for (i = 0; i < 4; i++)
-        p->s[i] = load32_le(key + 16 + 4 * i);
+        p->s[i] = chacha_load_le32(key + 16 + 4 * i);
     for (i = 0; i < 5; i++)
         p->h[i] = 0;
 }
@@ -95,11 +81,11 @@ static void portable_blocks(poly1305_state *st, const uint8_t *in, size_t len,
 
     while (len >= 16) {
         /* h += m */
-        h0 += load32_le(in) & M26;
-        h1 += (load32_le(in + 3) >> 2) & M26;
-        h2 += (load32_le(in + 6) >> 4) & M26;
-        h3 += (load32_le(in + 9) >> 6) & M26;
-        h4 += (load32_le(in + 12) >> 8) | hibit;
+        h0 += chacha_load_le32(in) & M26;
+        h1 += (chacha_load_le32(in + 3) >> 2) & M26;
+        h2 += (chacha_load_le32(in + 6) >> 4) & M26;
+        h3 += (chacha_load_le32(in + 9) >> 6) & M26;
+        h4 += (chacha_load_le32(in + 12) >> 8) | hibit;
 
         /* h *= r */
         d0 = (uint64_t)h0 * r0 + (uint64_t)h1 * s4 + (uint64_t)h2 * s3 +
@@ -166,21 +152,19 @@ static void portable_emit(poly1305_state *st, uint8_t mac[16])
     h1 = (h1 >> 6) | (h2 << 20);
     h2 = (h2 >> 12) | (h3 << 14);
     h3 = (h3 >> 18) | (h4 << 8);
-    f = (uint64_t)h0 + p->s[0];             store32_le(mac, (uint32_t)f);
-    f = (uint64_t)h1 + p->s[1] + (f >> 32); store32_le(mac + 4, (uint32_t)f);
-    f = (uint64_t)h2 + p->s[2] + (f >> 32); store32_le(mac + 8, (uint32_t)f);
-    f = (uint64_t)h3 + p->s[3] + (f >> 32); store32_le(mac + 12, (uint32_t)f);
+    f = (uint64_t)h0 + p->s[0];             chacha_store_le32(mac, (uint32_t)f);
+    f = (uint64_t)h1 + p->s[1] + (f >> 32); chacha_store_le32(mac + 4, (uint32_t)f);
+    f = (uint64_t)h2 + p->s[2] + (f >> 32); chacha_store_le32(mac + 8, (uint32_t)f);
+    f = (uint64_t)h3 + p->s[3] + (f >> 32); chacha_store_le32(mac + 12, (uint32_t)f);
     chacha_wipe(p, sizeof(*p));
 }
 
 #endif
 
-const poly1305_impl poly1305_portable_impl = {
-    "portable", 0,
-#if defined(__SIZEOF_INT128__) && !defined(POLY1305_FORCE_32BIT)
-    1,
-#else
-    0,
-#endif
-    portable_init, portable_blocks, portable_emit
+const poly1305_kernel poly1305_portable_kernel = {
+    .name = "portable",
+    .caps = 0,
+    .init = portable_init,
+    .blocks = portable_blocks,
+    .emit = portable_emit,
 };

@@ -1,25 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* ChaCha20 streaming over a backend kernel: partial blocks and counter carry. */
 #include <string.h>
-#include <openssl/crypto.h>
-#include "wipe.h"
-#include "chacha20.h"
+#include "util.h"
+#include "chacha20_stream.h"
 
 static const uint8_t zero_block[64];
-
-uint32_t chacha_load_le32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16)
-           | ((uint32_t)p[3] << 24);
-}
-
-void chacha_store_le32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-    p[2] = (uint8_t)(v >> 16);
-    p[3] = (uint8_t)(v >> 24);
-}
 
 /* Make ks hold the keystream of block counter - 1 (the partial block). */
 static void load_partial_block(chacha20_stream *cs)
@@ -29,7 +14,7 @@ static void load_partial_block(chacha20_stream *cs)
 
     if (cs->counter[0] == 0)
         prev[1]--;                      /* borrow, undoing OpenSSL's carry */
-    cs->impl->xor_stream(cs->ks, zero_block, 64, cs->key, prev);
+    cs->kernel->xor_stream(cs->ks, zero_block, 64, cs->key, prev);
     cs->ks_valid = 1;
 }
 
@@ -98,7 +83,7 @@ static void xor_blocks(chacha20_stream *cs, uint8_t *out, const uint8_t *in,
             blocks = room;
             n = (size_t)(room * 64);
         }
-        cs->impl->xor_stream(out, in, n, cs->key, cs->counter);
+        cs->kernel->xor_stream(out, in, n, cs->key, cs->counter);
         counter_add(cs->counter, blocks);
         out += n;
         in += n;
@@ -144,7 +129,7 @@ void chacha20_stream_xor(chacha20_stream *cs, uint8_t *out, const uint8_t *in,
          * so a caller streaming small pieces (`openssl speed`, 16-byte
          * updates) makes each block once. It costs one block either way.
          */
-        cs->impl->xor_stream(cs->ks, zero_block, 64, cs->key, cs->counter);
+        cs->kernel->xor_stream(cs->ks, zero_block, 64, cs->key, cs->counter);
         counter_add(cs->counter, 1);
         for (i = 0; i < len; i++)
             out[i] = in[i] ^ cs->ks[i];
@@ -165,7 +150,7 @@ void chacha20_stream_xor(chacha20_stream *cs, uint8_t *out, const uint8_t *in,
      * keystream so the next calls use it instead of making it again.
      */
     xor_blocks(cs, out, in, len - tail);
-    cs->impl->xor_stream(cs->ks, zero_block, 64, cs->key, cs->counter);
+    cs->kernel->xor_stream(cs->ks, zero_block, 64, cs->key, cs->counter);
     counter_add(cs->counter, 1);
     out += len - tail;
     in += len - tail;

@@ -5,11 +5,13 @@
  * the SIMD backends. Constant time: no branch or index depends on key or
  * data; the final reduction mod 2^130-5 selects with masks.
  */
-#ifndef CHACHA_PROV_POLY1305_R64_H
-#define CHACHA_PROV_POLY1305_R64_H
+#ifndef CHACHA_KERNEL_POLY1305_R64_H
+#define CHACHA_KERNEL_POLY1305_R64_H
 
 #include <stdint.h>
 #include <string.h>
+#include "kernel.h"
+#include "util.h"
 
 typedef unsigned __int128 poly1305_u128;
 
@@ -20,29 +22,23 @@ typedef struct poly1305_r64 {
     uint64_t h[3];
 } poly1305_r64;
 
-static inline uint64_t poly1305_load64_le(const uint8_t *p)
+/*
+ * Kernels whose state begins with a poly1305_r64 (portable, avx2; each
+ * asserts it) can be advanced in place by a scalar fused kernel: this is the
+ * one way to reach it.
+ */
+static inline poly1305_r64 *poly1305_r64_of(poly1305_state *st)
 {
-    return (uint64_t)p[0] | ((uint64_t)p[1] << 8) | ((uint64_t)p[2] << 16)
-           | ((uint64_t)p[3] << 24) | ((uint64_t)p[4] << 32)
-           | ((uint64_t)p[5] << 40) | ((uint64_t)p[6] << 48)
-           | ((uint64_t)p[7] << 56);
-}
-
-static inline void poly1305_store64_le(uint8_t *p, uint64_t v)
-{
-    int i;
-
-    for (i = 0; i < 8; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
+    return (poly1305_r64 *)(void *)st->opaque;
 }
 
 static inline void poly1305_r64_init(poly1305_r64 *p, const uint8_t key[32])
 {
     /* clamp r (RFC 8439 2.5) */
-    p->r[0] = poly1305_load64_le(key) & 0x0ffffffc0fffffff;
-    p->r[1] = poly1305_load64_le(key + 8) & 0x0ffffffc0ffffffc;
-    p->s[0] = poly1305_load64_le(key + 16);
-    p->s[1] = poly1305_load64_le(key + 24);
+    p->r[0] = chacha_load_le64(key) & 0x0ffffffc0fffffff;
+    p->r[1] = chacha_load_le64(key + 8) & 0x0ffffffc0ffffffc;
+    p->s[0] = chacha_load_le64(key + 16);
+    p->s[1] = chacha_load_le64(key + 24);
     p->h[0] = p->h[1] = p->h[2] = 0;
 }
 
@@ -88,10 +84,10 @@ static inline void poly1305_r64_blocks(poly1305_r64 *p, const uint8_t *in,
 
     while (nb--) {
         /* h += m (h2 <= 4 before, so at most 6 after) */
-        t = poly1305_load64_le(in);
+        t = chacha_load_le64(in);
         h[0] += t;
         c = h[0] < t;
-        t = poly1305_load64_le(in + 8);
+        t = chacha_load_le64(in + 8);
         h[1] += c;
         c = h[1] < c;
         h[1] += t;
@@ -132,8 +128,8 @@ static inline void poly1305_r64_emit(const poly1305_r64 *p, uint8_t mac[16])
     t = (poly1305_u128)h0 + p->s[0];
     h0 = (uint64_t)t;
     h1 += p->s[1] + (uint64_t)(t >> 64);
-    poly1305_store64_le(mac, h0);
-    poly1305_store64_le(mac + 8, h1);
+    chacha_store_le64(mac, h0);
+    chacha_store_le64(mac + 8, h1);
 }
 
 #endif

@@ -1,25 +1,28 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Provider-wide context, error reporting and the algorithm tables. */
-#ifndef CHACHA_PROV_PROV_H
-#define CHACHA_PROV_PROV_H
+/*
+ * What the algorithm dispatch files share: the provider context (upcalls and
+ * the kernels chosen at load), this provider's error reasons and tracing, and
+ * the dispatch tables the entry point lists.
+ */
+#ifndef CHACHA_IMPL_PROV_CTX_H
+#define CHACHA_IMPL_PROV_CTX_H
 
 #include <openssl/core.h>
 #include <openssl/core_dispatch.h>
-#include "impl/backend.h"
+#include "kernel.h"
 
-#define CHACHA_PROV_NAME "chacha"
-
-/* One per loaded instance; the cipher contexts copy the backend pointers. */
+/* One per loaded instance; the algorithm contexts copy the kernel pointers. */
 typedef struct {
     const OSSL_CORE_HANDLE *handle;
     OSSL_FUNC_core_get_params_fn *core_get_params;
     OSSL_FUNC_core_new_error_fn *core_new_error;
     OSSL_FUNC_core_set_error_debug_fn *core_set_error_debug;
     OSSL_FUNC_core_vset_error_fn *core_vset_error;
-    const chacha20_impl *chacha;
-    const poly1305_impl *poly;
-    const chacha20_poly1305_impl *fused;   /* NULL: AEAD in two steps */
+    const chacha20_kernel *chacha;
+    const poly1305_kernel *poly;
+    const chacha20_poly1305_kernel *fused;   /* NULL: AEAD in two steps */
     int debug;                 /* CHACHA_PROVIDER_DEBUG: trace to stderr */
+    char buildinfo[256];       /* version, active kernels, OpenSSL built with */
 } CHACHA_PROV_CTX;
 
 /* Reason codes of errors that are ours rather than OpenSSL's PROV_R_* ones. */
@@ -28,9 +31,16 @@ typedef struct {
 #define CHACHA_R_BAD_TLS_RECORD      3
 #define CHACHA_R_IV_NOT_SET          4
 
+/* Their strings, for OSSL_FUNC_PROVIDER_GET_REASON_STRINGS. */
+extern const OSSL_ITEM chacha_reason_strings[];
+
 /* Raise one of the CHACHA_R_* errors under this provider's own library. */
 void chacha_raise(const CHACHA_PROV_CTX *pctx, int reason, const char *fmt, ...);
 
+/* "avx2-fused", or "two-step" when ChaCha20 and Poly1305 run one after the other */
+const char *chacha_aead_kernel_name(const CHACHA_PROV_CTX *pctx);
+
+/* With CHACHA_PROVIDER_DEBUG: one line per new algorithm context. */
 void chacha_trace_newctx(const CHACHA_PROV_CTX *pctx, const char *alg);
 
 extern const OSSL_DISPATCH chacha_chacha20_functions[];

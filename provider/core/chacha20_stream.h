@@ -4,10 +4,10 @@
  * four little-endian words, counter[0] is the block counter and a 32-bit wrap
  * carries into counter[1] (a 64-bit counter, as OpenSSL's default provider).
  */
-#ifndef CHACHA_PROV_CHACHA20_H
-#define CHACHA_PROV_CHACHA20_H
+#ifndef CHACHA_CORE_CHACHA20_STREAM_H
+#define CHACHA_CORE_CHACHA20_STREAM_H
 
-#include "backend.h"
+#include "kernel.h"
 
 typedef struct {
     uint32_t key[8];
@@ -27,7 +27,7 @@ typedef struct {
      */
     unsigned int block_just_done;
     uint8_t ks[64];
-    const chacha20_impl *impl;
+    const chacha20_kernel *kernel;
 } chacha20_stream;
 
 void chacha20_stream_set_key(chacha20_stream *cs, const uint8_t key[32]);
@@ -36,8 +36,5 @@ void chacha20_stream_set_iv(chacha20_stream *cs, const uint8_t iv[16]);
 void chacha20_stream_get_iv(const chacha20_stream *cs, uint8_t iv[16]);
 void chacha20_stream_xor(chacha20_stream *cs, uint8_t *out, const uint8_t *in,
                          size_t len);
-
-uint32_t chacha_load_le32(const uint8_t *p);
-void chacha_store_le32(uint8_t *p, uint32_t v);
 
 #endif

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Portable C ChaCha20 core (RFC 8439 section 2.3), one block at a time. */
 #include <string.h>
-#include "backend.h"
-#include "wipe.h"
+#include "kernel.h"
+#include "util.h"
 
 #define ROTL32(v, n) (((v) << (n)) | ((v) >> (32 - (n))))
 
@@ -14,29 +14,11 @@
         c += d; b ^= c; b = ROTL32(b, 7); \
     } while (0)
 
-static const uint32_t sigma[4] = {
-    0x61707865, 0x3320646e, 0x79622d32, 0x6b206574    /* "expand 32-byte k" */
-};
-
-static void store_le32(uint8_t *p, uint32_t v)
+/* The 20 rounds on x, in place, without the feed-forward. */
+static void chacha20_rounds(uint32_t x[16])
 {
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-    p[2] = (uint8_t)(v >> 16);
-    p[3] = (uint8_t)(v >> 24);
-}
-
-/* One 64-byte keystream block for (key, counter words). */
-static void chacha20_block(uint8_t out[64], const uint32_t key[8],
-                           const uint32_t counter[4])
-{
-    uint32_t x[16], in[16];
     int i;
 
-    memcpy(in, sigma, sizeof(sigma));
-    memcpy(in + 4, key, 8 * sizeof(uint32_t));
-    memcpy(in + 12, counter, 4 * sizeof(uint32_t));
-    memcpy(x, in, sizeof(x));
     for (i = 0; i < 10; i++) {
         QUARTERROUND(x[0], x[4], x[8], x[12]);     /* columns */
         QUARTERROUND(x[1], x[5], x[9], x[13]);
@@ -47,8 +29,33 @@ static void chacha20_block(uint8_t out[64], const uint32_t key[8],
         QUARTERROUND(x[2], x[7], x[8], x[13]);
         QUARTERROUND(x[3], x[4], x[9], x[14]);
     }
+}
+
+/* The 16 input words for (key, counter words). */
+static void chacha20_input(uint32_t x[16], const uint32_t key[8],
+                           const uint32_t counter[4])
+{
+    x[0] = CHACHA_SIGMA0;
+    x[1] = CHACHA_SIGMA1;
+    x[2] = CHACHA_SIGMA2;
+    x[3] = CHACHA_SIGMA3;
+    memcpy(x + 4, key, 8 * sizeof(uint32_t));
+    memcpy(x + 12, counter, 4 * sizeof(uint32_t));
+}
+
+/* One 64-byte keystream block for (key, counter words). */
+static void chacha20_block(uint8_t out[64], const uint32_t key[8],
+                           const uint32_t counter[4])
+{
+    uint32_t x[16], in[16];
+    int i;
+
+    chacha20_input(in, key, counter);
+    memcpy(x, in, sizeof(x));
+    chacha20_rounds(x);
     for (i = 0; i < 16; i++)
-        store_le32(out + 4 * i, x[i] + in[i]);
+        chacha_store_le32(out + 4 * i, x[i] + in[i]);
+    chacha_wipe(x, sizeof(x));
 }
 
 static void chacha20_xor_portable(uint8_t *out, const uint8_t *in, size_t len,
@@ -72,6 +79,21 @@ static void chacha20_xor_portable(uint8_t *out, const uint8_t *in, size_t len,
     chacha_wipe(ks, sizeof(ks));
 }
 
-const chacha20_impl chacha20_portable_impl = {
-    "portable", 0, chacha20_xor_portable
+static void hchacha20_portable(uint32_t out[8], const uint32_t key[8],
+                               const uint32_t in[4])
+{
+    uint32_t x[16];
+
+    chacha20_input(x, key, in);
+    chacha20_rounds(x);
+    memcpy(out, x, 4 * sizeof(uint32_t));
+    memcpy(out + 4, x + 12, 4 * sizeof(uint32_t));
+    chacha_wipe(x, sizeof(x));
+}
+
+const chacha20_kernel chacha20_portable_kernel = {
+    .name = "portable",
+    .caps = 0,
+    .xor_stream = chacha20_xor_portable,
+    .hchacha20 = hchacha20_portable,
 };

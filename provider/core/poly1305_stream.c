@@ -1,16 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Poly1305 streaming: block buffering shared by every backend. */
 #include <string.h>
-#include <openssl/crypto.h>
-#include "wipe.h"
-#include "poly1305.h"
+#include "util.h"
+#include "poly1305_stream.h"
 
-void poly1305_init(poly1305_ctx *ctx, const poly1305_impl *impl,
+void poly1305_init(poly1305_ctx *ctx, const poly1305_kernel *kernel,
                    const uint8_t key[32])
 {
-    ctx->impl = impl;
+    ctx->kernel = kernel;
     ctx->num = 0;
-    impl->init(&ctx->st, key);
+    kernel->init(&ctx->st, key);
 }
 
 void poly1305_update(poly1305_ctx *ctx, const uint8_t *in, size_t len)
@@ -26,13 +25,13 @@ void poly1305_update(poly1305_ctx *ctx, const uint8_t *in, size_t len)
         len -= take;
         if (ctx->num < 16)
             return;
-        ctx->impl->blocks(&ctx->st, ctx->buf, 16, 1);
+        ctx->kernel->blocks(&ctx->st, ctx->buf, 16, 1);
         ctx->num = 0;
     }
     if (len >= 16) {
         size_t whole = len & ~(size_t)15;
 
-        ctx->impl->blocks(&ctx->st, in, whole, 1);
+        ctx->kernel->blocks(&ctx->st, in, whole, 1);
         in += whole;
         len -= whole;
     }
@@ -46,7 +45,7 @@ void poly1305_pad16(poly1305_ctx *ctx)
 {
     if (ctx->num != 0) {
         memset(ctx->buf + ctx->num, 0, 16 - ctx->num);
-        ctx->impl->blocks(&ctx->st, ctx->buf, 16, 1);
+        ctx->kernel->blocks(&ctx->st, ctx->buf, 16, 1);
         ctx->num = 0;
     }
 }
@@ -57,9 +56,9 @@ void poly1305_final(poly1305_ctx *ctx, uint8_t mac[16])
         /* RFC 8439: the last partial block gets a 1 byte, then zeros, no 2^128 */
         ctx->buf[ctx->num] = 1;
         memset(ctx->buf + ctx->num + 1, 0, 15 - ctx->num);
-        ctx->impl->blocks(&ctx->st, ctx->buf, 16, 0);
+        ctx->kernel->blocks(&ctx->st, ctx->buf, 16, 0);
     }
-    ctx->impl->emit(&ctx->st, mac);           /* wipes the backend state */
+    ctx->kernel->emit(&ctx->st, mac);           /* wipes the backend state */
     chacha_wipe(ctx->buf, sizeof(ctx->buf));
     ctx->num = 0;
 }

@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* RFC 8439 ChaCha20-Poly1305 over the kernels (see aead.h). */
+#include <string.h>
+#include "util.h"
+#include "aead.h"
+
+/*
+ * The one-time key comes with the text: AAD is buffered until the first text
+ * arrives, then one kernel call makes block 0 (the one-time key) and the
+ * keystream of up to HEAD_MAX bytes of text together, so the SIMD kernels run
+ * them side by side (block 0 + 7 blocks = one 8-block AVX2 pass); the rest of
+ * the text follows on the bulk path.
+ */
+#define HEAD_MAX 448
+
+void chacha_aead_setup(chacha_aead *a, const chacha20_kernel *chacha,
+                       const poly1305_kernel *poly,
+                       const chacha20_poly1305_kernel *fused)
+{
+    a->cs.kernel = chacha;
+    a->poly = poly;
+    a->fused = fused;
+}
+
+void chacha_aead_set_key(chacha_aead *a, const uint8_t key[32])
+{
+    chacha20_stream_set_key(&a->cs, key);
+}
+
+void chacha_aead_set_nonce(chacha_aead *a, const uint32_t nonce[3])
+{
+    memcpy(a->nonce, nonce, sizeof(a->nonce));
+    chacha_aead_reset(a);
+}
+
+void chacha_aead_reset(chacha_aead *a)
+{
+    uint8_t unused[CHACHA_AEAD_TAG_LEN];
+
+    /* a MAC still running holds the one-time key: finish it into the void */
+    if (a->phase == CHACHA_AEAD_AAD || a->phase == CHACHA_AEAD_TEXT) {
+        poly1305_final(&a->mac, unused);
+        chacha_wipe(unused, sizeof(unused));
+    }
+    chacha_wipe(a->aad_buf, a->aad_buf_len);
+    a->aad_buf_len = 0;
+    a->aad_len = a->text_len = 0;
+    a->phase = CHACHA_AEAD_FRESH;
+}
+
+void chacha_aead_abort(chacha_aead *a)
+{
+    chacha_aead_reset(a);
+    a->phase = CHACHA_AEAD_DONE;
+}
+
+/* Load counter = (block, nonce) into the keystream state. */
+static void set_counter(chacha_aead *a, uint32_t block)
+{
+    a->cs.counter[0] = block;
+    a->cs.counter[1] = a->nonce[0];
+    a->cs.counter[2] = a->nonce[1];
+    a->cs.counter[3] = a->nonce[2];
+    a->cs.partial = 0;
+    if (a->cs.ks_valid)
+        chacha_wipe(a->cs.ks, sizeof(a->cs.ks));
+    a->cs.ks_valid = 0;
+}
+
+/* Key the MAC with the one-time key and absorb the AAD buffered so far. */
+static void mac_begin(chacha_aead *a, const uint8_t otk[32])
+{
+    poly1305_init(&a->mac, a->poly, otk);
+    poly1305_update(&a->mac, a->aad_buf, a->aad_buf_len);
+    chacha_wipe(a->aad_buf, a->aad_buf_len);
+    a->aad_buf_len = 0;
+    a->phase = CHACHA_AEAD_AAD;
+}
+
+/* Derive the one-time Poly1305 key from block 0; text starts at block 1. */
+static void start(chacha_aead *a)
+{
+    uint8_t otk[64] = { 0 };
+
+    set_counter(a, 0);
+    a->cs.kernel->xor_stream(otk, otk, 64, a->cs.key, a->cs.counter);
+    a->cs.counter[0] = 1;
+    mac_begin(a, otk);
+    chacha_wipe(otk, sizeof(otk));
+}
+
+/*
+ * Block 0 and the first bytes of text in one kernel call; returns how many
+ * bytes of text it took (all of len, up to HEAD_MAX).
+ */
+static size_t start_with_text(chacha_aead *a, uint8_t *out, const uint8_t *in,
+                              size_t len, int enc)
+{
+    uint8_t buf[64 + HEAD_MAX];
+
+    if (len > HEAD_MAX)
+        len = HEAD_MAX;                 /* a multiple of 64: bulk path aligned */
+    memset(buf, 0, 64);
+    memcpy(buf + 64, in, len);
+    set_counter(a, 0);
+    a->cs.kernel->xor_stream(buf, buf, 64 + len, a->cs.key, a->cs.counter);
+    a->cs.counter[0] = 1 + (uint32_t)((len + 63) / 64);
+    a->cs.partial = (unsigned int)(len & 63);  /* remade if the text goes on */
+    mac_begin(a, buf);
+    poly1305_pad16(&a->mac);
+    a->phase = CHACHA_AEAD_TEXT;
+    /* the MAC reads the ciphertext: ours when sealing, the input when opening */
+    poly1305_update(&a->mac, enc ? buf + 64 : in, len);
+    memcpy(out, buf + 64, len);
+    chacha_wipe(buf, 64 + len);
+    return len;
+}
+
+enum chacha_aead_status chacha_aead_aad(chacha_aead *a, const uint8_t *in,
+                                        size_t len)
+{
+    if (a->phase == CHACHA_AEAD_TEXT)
+        return CHACHA_AEAD_AAD_AFTER_TEXT;
+    if (a->phase == CHACHA_AEAD_FRESH
+        && len <= CHACHA_AEAD_AAD_BUF - a->aad_buf_len) {
+        memcpy(a->aad_buf + a->aad_buf_len, in, len);
+        a->aad_buf_len += len;
+    } else {
+        if (a->phase == CHACHA_AEAD_FRESH)
+            start(a);
+        poly1305_update(&a->mac, in, len);
+    }
+    a->aad_len += len;
+    return CHACHA_AEAD_OK;
+}
+
+enum chacha_aead_status chacha_aead_text(chacha_aead *a, uint8_t *out,
+                                         const uint8_t *in, size_t len,
+                                         int enc)
+{
+    const chacha20_poly1305_kernel *fused = a->fused;
+
+    if ((uint64_t)len > CHACHA_AEAD_MAX_TEXT - a->text_len)
+        return CHACHA_AEAD_TOO_LONG;
+    a->text_len += len;
+    if (a->phase == CHACHA_AEAD_FRESH) {
+        size_t n = start_with_text(a, out, in, len, enc);
+
+        out += n;
+        in += n;
+        len -= n;
+    }
+    if (a->phase == CHACHA_AEAD_AAD) {
+        poly1305_pad16(&a->mac);
+        a->phase = CHACHA_AEAD_TEXT;
+    }
+    if (fused != NULL && len >= fused->min_len[enc != 0] && a->mac.num == 0
+        && a->cs.partial == 0) {
+        /* whole blocks in one stitched pass */
+        size_t n = len & ~(size_t)63;
+
+        fused->xor_mac(out, in, n, a->cs.key, a->cs.counter, &a->mac.st, enc);
+        a->cs.counter[0] += (uint32_t)(n / 64);   /* MAX_TEXT: no wrap */
+        out += n;
+        in += n;
+        len -= n;
+    }
+    if (enc) {
+        chacha20_stream_xor(&a->cs, out, in, len);
+        poly1305_update(&a->mac, out, len);
+    } else {
+        poly1305_update(&a->mac, in, len);
+        chacha20_stream_xor(&a->cs, out, in, len);
+    }
+    return CHACHA_AEAD_OK;
+}
+
+void chacha_aead_tag(chacha_aead *a, uint8_t tag[CHACHA_AEAD_TAG_LEN])
+{
+    uint8_t lens[16];
+
+    if (a->phase == CHACHA_AEAD_FRESH)
+        start(a);
+    poly1305_pad16(&a->mac);
+    chacha_store_le64(lens, a->aad_len);
+    chacha_store_le64(lens + 8, a->text_len);
+    poly1305_update(&a->mac, lens, sizeof(lens));
+    poly1305_final(&a->mac, tag);
+    a->phase = CHACHA_AEAD_DONE;
+}

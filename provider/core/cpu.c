@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* CPU feature detection, once per process, and CHACHA_PROVIDER_DISABLE. */
+#include <openssl/crypto.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "kernel.h"
+#include "cpu.h"
+
+#if defined(__x86_64__) || defined(_M_X64)
+# include <cpuid.h>
+#elif defined(__aarch64__) || defined(__arm__)
+# include <sys/auxv.h>
+#endif
+
+static CRYPTO_ONCE caps_once = CRYPTO_ONCE_STATIC_INIT;
+static unsigned int caps_value;
+
+#if defined(__x86_64__) || defined(_M_X64)
+static uint64_t read_xcr0(void)
+{
+    uint32_t lo, hi;
+
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    return ((uint64_t)hi << 32) | lo;
+}
+
+static unsigned int detect_caps(void)
+{
+    unsigned int a, b, c, d, caps = 0, max;
+    uint64_t xcr0 = 0;
+
+    if (!__get_cpuid(0, &max, &b, &c, &d))
+        return 0;
+    __cpuid(1, a, b, c, d);
+    if (c & bit_SSSE3)
+        caps |= CHACHA_CAP_SSSE3;
+    if (!(c & bit_OSXSAVE) || !(c & bit_AVX) || max < 7)
+        return caps;
+    xcr0 = read_xcr0();
+    __cpuid_count(7, 0, a, b, c, d);
+    if (b & bit_BMI2)
+        caps |= CHACHA_CAP_BMI2;
+    if (b & bit_ADX)
+        caps |= CHACHA_CAP_ADX;
+    /* the OS must save YMM (XCR0 bits 1,2) before AVX2 may be used */
+    if ((xcr0 & 0x6) == 0x6 && (b & bit_AVX2))
+        caps |= CHACHA_CAP_AVX2;
+    /* ... and opmask + ZMM state (bits 5,6,7) for AVX-512 */
+    if ((xcr0 & 0xe6) == 0xe6 && (b & bit_AVX512F)) {
+        caps |= CHACHA_CAP_AVX512F;
+        if (b & bit_AVX512VL)
+            caps |= CHACHA_CAP_AVX512VL;
+        if (b & bit_AVX512BW)
+            caps |= CHACHA_CAP_AVX512BW;
+        if (b & bit_AVX512IFMA)
+            caps |= CHACHA_CAP_AVX512IFMA;
+    }
+    return caps;
+}
+#elif defined(__aarch64__)
+static unsigned int detect_caps(void)
+{
+    /* Advanced SIMD is mandatory on AArch64 Linux */
+    return CHACHA_CAP_NEON;
+}
+#elif defined(__arm__)
+# ifndef HWCAP_NEON
+#  define HWCAP_NEON (1 << 12)
+# endif
+static unsigned int detect_caps(void)
+{
+    return (getauxval(AT_HWCAP) & HWCAP_NEON) ? CHACHA_CAP_NEON : 0;
+}
+#else
+static unsigned int detect_caps(void)
+{
+    return 0;
+}
+#endif
+
+/* CHACHA_PROVIDER_DISABLE (see cpu.h); an unknown word is remembered. */
+static char disable_bad_word[32];
+
+static unsigned int disabled_caps(void)
+{
+    static const struct { const char *name; unsigned int bit; } names[] = {
+        { "ssse3", CHACHA_CAP_SSSE3 }, { "avx2", CHACHA_CAP_AVX2 },
+        { "avx512f", CHACHA_CAP_AVX512F }, { "avx512vl", CHACHA_CAP_AVX512VL },
+        { "avx512bw", CHACHA_CAP_AVX512BW }, { "avx512ifma", CHACHA_CAP_AVX512IFMA },
+        { "bmi2", CHACHA_CAP_BMI2 }, { "adx", CHACHA_CAP_ADX },
+        { "neon", CHACHA_CAP_NEON }, { "all", ~0u },
+    };
+    const char *v = getenv("CHACHA_PROVIDER_DISABLE");
+    unsigned int mask = 0;
+    size_t i;
+
+    while (v != NULL && *v != '\0') {
+        size_t len = strcspn(v, ",");
+
+        for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+            if (strlen(names[i].name) == len && strncmp(v, names[i].name, len) == 0)
+                break;
+        if (i < sizeof(names) / sizeof(names[0]))
+            mask |= names[i].bit;
+        else if (len > 0 && disable_bad_word[0] == '\0')
+            snprintf(disable_bad_word, sizeof(disable_bad_word), "%.*s",
+                     (int)(len < 31 ? len : 31), v);
+        v += len;
+        if (*v == ',')
+            v++;
+    }
+    return mask;
+}
+
+static void caps_init(void)
+{
+    caps_value = detect_caps() & ~disabled_caps();
+}
+
+unsigned int chacha_cpu_caps(void)
+{
+    if (!CRYPTO_THREAD_run_once(&caps_once, caps_init))
+        return 0;
+    return caps_value;
+}
+
+int chacha_caps_ok(unsigned int caps)
+{
+    return (chacha_cpu_caps() & caps) == caps;
+}
+
+const char *chacha_cpu_disable_error(void)
+{
+    chacha_cpu_caps();
+    return disable_bad_word[0] != '\0' ? disable_bad_word : NULL;
+}

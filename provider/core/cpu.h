@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* CPU capabilities (CHACHA_CAP_* of kernel.h), detected once per process. */
+#ifndef CHACHA_CORE_CPU_H
+#define CHACHA_CORE_CPU_H
+
+/*
+ * What this CPU and OS run, minus what CHACHA_PROVIDER_DISABLE hides (a
+ * comma-separated list of ssse3, avx2, avx512f, avx512vl, avx512bw,
+ * avx512ifma, bmi2, adx, neon, or "all"; like OPENSSL_ia32cap for OpenSSL,
+ * it can only take features away). Thread-safe; read once.
+ */
+unsigned int chacha_cpu_caps(void);
+
+/* 1 if the CPU has every bit of caps. */
+int chacha_caps_ok(unsigned int caps);
+
+/*
+ * The first word of CHACHA_PROVIDER_DISABLE that names no feature, or NULL:
+ * the provider refuses to load on one, as on an unknown backend name.
+ */
+const char *chacha_cpu_disable_error(void);
+
+#endif

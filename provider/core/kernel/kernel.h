@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The kernel interface: what every ChaCha20, Poly1305 and fused AEAD kernel
+ * (portable C, SSSE3, AVX2, AVX-512, NEON ...) provides, one descriptor per
+ * kernel with the same signatures, so the cores and the tests treat them
+ * alike. Kernels include this header (and util.h, poly1305_r64.h beside it)
+ * and system headers only; each exports its own descriptor.
+ */
+#ifndef CHACHA_KERNEL_H
+#define CHACHA_KERNEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* CPU capability bits a kernel needs (core/cpu.c detects them once). */
+#define CHACHA_CAP_SSSE3      (1u << 0)
+#define CHACHA_CAP_AVX2       (1u << 1)   /* includes OS YMM state (XGETBV) */
+#define CHACHA_CAP_AVX512F    (1u << 2)   /* includes OS ZMM/opmask state */
+#define CHACHA_CAP_AVX512VL   (1u << 3)
+#define CHACHA_CAP_AVX512BW   (1u << 4)
+#define CHACHA_CAP_AVX512IFMA (1u << 5)
+#define CHACHA_CAP_BMI2       (1u << 6)
+#define CHACHA_CAP_ADX        (1u << 7)
+#define CHACHA_CAP_NEON       (1u << 8)
+
+/*
+ * out[i] = in[i] ^ keystream[i] for i in [0, len), where the keystream starts at
+ * block counter[0] with nonce words counter[1..3] (RFC 8439 layout: key and
+ * counter words are host-order uint32 read little-endian from the bytes).
+ * Contract: counter[0] + ceil(len / 64) <= 2^32 (the caller splits at 32-bit
+ * counter wrap and does OpenSSL's carry into counter[1]); len may be any value,
+ * including a partial final block, of which only len bytes are written;
+ * in == out is allowed, any other overlap is not; no alignment is required.
+ * Nothing derived from the key is left on the stack.
+ */
+typedef void chacha20_xor_fn(uint8_t *out, const uint8_t *in, size_t len,
+                             const uint32_t key[8], const uint32_t counter[4]);
+
+/*
+ * HChaCha20 (draft-irtf-cfrg-xchacha-03 2.2): the 20 rounds on (constants,
+ * key, in[0..3]) without the final addition; out = words 0-3 and 12-15.
+ */
+typedef void hchacha20_fn(uint32_t out[8], const uint32_t key[8],
+                          const uint32_t in[4]);
+
+typedef struct {
+    const char *name;          /* "portable", "ssse3", "avx2", "avx512", "neon" */
+    unsigned int caps;         /* CHACHA_CAP_* bits the CPU must have */
+    chacha20_xor_fn *xor_stream;
+    hchacha20_fn *hchacha20;   /* NULL: the portable one */
+} chacha20_kernel;
+
+/*
+ * Poly1305: the kernel owns an opaque state block (room for precomputed
+ * powers of r). It sits in heap contexts, so it is only malloc-aligned (16
+ * bytes): kernels use unaligned vector loads and stores on it. Buffering of
+ * partial 16-byte blocks is done once, in core/poly1305_stream.c.
+ *   init:   clamp r, load s, zero the accumulator (key = r || s).
+ *   blocks: absorb len bytes (len % 16 == 0); padbit is 1 for full message
+ *           blocks and 0 for the final padded block.
+ *   emit:   write the 16-byte tag (h + s mod 2^128) and wipe every part of
+ *           the state that init or blocks wrote (the kernel knows which).
+ */
+#define POLY1305_STATE_SIZE 1024
+
+typedef struct {
+    _Alignas(16) unsigned char opaque[POLY1305_STATE_SIZE];
+} poly1305_state;
+
+typedef struct {
+    const char *name;          /* "portable", "avx2", "ifma", "neon" */
+    unsigned int caps;
+    void (*init)(poly1305_state *st, const uint8_t key[32]);
+    void (*blocks)(poly1305_state *st, const uint8_t *in, size_t len,
+                   uint32_t padbit);
+    void (*emit)(poly1305_state *st, uint8_t mac[16]);
+} poly1305_kernel;
+
+/*
+ * Fused ChaCha20-Poly1305 bulk kernel: encrypt (enc = 1) or decrypt len bytes
+ * (a multiple of 64) from block counter[0] (no 32-bit wrap inside the call)
+ * and absorb the ciphertext into mac as full blocks (padbit 1), in one pass.
+ * Same result as the kernel pair it names:
+ *   enc: chacha->xor_stream(out, in, len); poly->blocks(mac, out, len, 1)
+ *   dec: poly->blocks(mac, in, len, 1); chacha->xor_stream(out, in, len)
+ * mac is a state of that Poly1305 kernel, which alone knows its layout.
+ * in == out is allowed, any other overlap is not; no alignment is required.
+ */
+typedef void chacha20_poly1305_xor_mac_fn(uint8_t *out, const uint8_t *in,
+                                          size_t len, const uint32_t key[8],
+                                          const uint32_t counter[4],
+                                          poly1305_state *mac, int enc);
+
+typedef struct {
+    const char *name;          /* read back as chacha20-poly1305-impl */
+    unsigned int caps;
+    const chacha20_kernel *chacha;  /* used only when both of these are the */
+    const poly1305_kernel *poly;    /* active kernels: forcing one is honoured */
+    chacha20_poly1305_xor_mac_fn *xor_mac;
+    size_t min_len[2];         /* [open, seal]: shorter runs take two steps */
+} chacha20_poly1305_kernel;
+
+/* The portable kernels, always present. */
+extern const chacha20_kernel chacha20_portable_kernel;
+extern const poly1305_kernel poly1305_portable_kernel;
+
+#endif

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Error raising and tracing shared by the algorithm dispatch files. */
+#include <stdarg.h>
+#include <stdio.h>
+#include "prov_ctx.h"
+
+const OSSL_ITEM chacha_reason_strings[] = {
+    { CHACHA_R_NONCE_EXHAUSTED, "too much data for one nonce" },
+    { CHACHA_R_ALREADY_FINALISED, "operation already finalised, set a new iv" },
+    { CHACHA_R_BAD_TLS_RECORD, "bad tls record length" },
+    { CHACHA_R_IV_NOT_SET, "iv not set" },
+    { 0, NULL }
+};
+
+void chacha_raise(const CHACHA_PROV_CTX *pctx, int reason, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (pctx == NULL || pctx->core_new_error == NULL || pctx->core_vset_error == NULL)
+        return;
+    pctx->core_new_error(pctx->handle);
+    if (pctx->core_set_error_debug != NULL)
+        pctx->core_set_error_debug(pctx->handle, NULL, 0, NULL);
+    va_start(ap, fmt);
+    pctx->core_vset_error(pctx->handle, (uint32_t)reason, fmt, ap);
+    va_end(ap);
+}
+
+const char *chacha_aead_kernel_name(const CHACHA_PROV_CTX *pctx)
+{
+    return pctx->fused != NULL ? pctx->fused->name : "two-step";
+}
+
+void chacha_trace_newctx(const CHACHA_PROV_CTX *pctx, const char *alg)
+{
+    if (pctx->debug)
+        fprintf(stderr, "chacha-provider: new %s context (chacha20=%s, poly1305=%s,"
+                " aead=%s)\n", alg, pctx->chacha->name, pctx->poly->name,
+                chacha_aead_kernel_name(pctx));
+}
