@@ -1,18 +1,19 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# Differential fuzzing smoke run: builds fuzz_differential (clang,
-# -fsanitize=fuzzer,address,undefined) and an instrumented chacha.so from the
-# provider sources (so libFuzzer's coverage includes the provider), writes the
-# seed corpus from test/vectors, then runs libFuzzer once per backend this CPU
-# has (every ChaCha20 backend with Poly1305 on auto, then every other Poly1305
-# backend), SECONDS (default 60) split between the runs. Prints execs and
-# coverage per run; exits non-zero on any crash or differential failure; ends
-# with "fuzz: N passed, N failed" (one check per backend run).
+# Differential fuzzing smoke run: configures an instrumented build of the
+# project (CC=clang --enable-sanitizers --enable-fuzzing: the module, the
+# cores and the kernels with ASan, UBSan and libFuzzer coverage), builds
+# fuzz_differential there, writes the seed corpus from test/vectors, then runs
+# libFuzzer once per backend this CPU has (every ChaCha20 backend with
+# Poly1305 on auto, then every other Poly1305 backend), SECONDS (default 60)
+# split between the runs. Prints execs and coverage per run; exits non-zero on
+# any crash or differential failure; ends with "fuzz: N passed, N failed" (one
+# check per backend run).
 #
 #   fuzz/run-smoke.sh [SECONDS]
 # Environment: CC (default clang), FUZZ_BUILD (build dir, default
 # fuzz/build), FUZZ_CORPUS (default fuzz/corpus), FUZZ_ARGS (extra libFuzzer
-# flags), FUZZ_JOBS (unused, libFuzzer runs one process per backend).
+# flags), JOBS (make -j, default 2).
 set -u
 total=${1:-60}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -32,61 +33,32 @@ finish() {
 if ! command -v "$CC" >/dev/null 2>&1; then
     echo "run-smoke: $CC not found (install clang)"; fail=1; finish
 fi
-mkdir -p "$build/modules" "$build/obj" "$build/artifacts" || { fail=1; finish; }
+mkdir -p "$build/artifacts" || { fail=1; finish; }
 
-# ---- build -------------------------------------------------------------
-san="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
-cflags="-std=c11 -g -O1 -fPIC $san -fsanitize=fuzzer-no-link -I$top/provider -I$top/provider/impl -I$top/provider/asm $(pkg-config --cflags libcrypto 2>/dev/null)"
-libs=$(pkg-config --libs libcrypto 2>/dev/null || echo -lcrypto)
-defs=
-objs=
-compile() { # compile SRC [extra flags]
-    src=$1; shift
-    o=$build/obj/$(basename "$src" .c).o
-    $CC $cflags $defs "$@" -c "$top/$src" -o "$o" || return 1
-    objs="$objs $o"
-}
-case $(uname -m) in
-x86_64|amd64) defs=-DCHACHA_HAVE_X86_64_SIMD; isa="ssse3 avx2" ;;
-aarch64) defs=-DCHACHA_HAVE_NEON; isa=neon ;;
-*) isa= ;;
-esac
+# ---- build: the project's own, configured for fuzzing ---------------------
+if [ ! -x "$top/configure" ] || [ "$top/configure.ac" -nt "$top/configure" ] \
+   || [ "$top/Makefile.am" -nt "$top/Makefile.in" ]; then
+    (cd "$top" && autoreconf -fi) >"$build/autoreconf.log" 2>&1 || { fail=1; finish; }
+fi
 echo "# building the instrumented module and the fuzzer in $build"
-ok=1
-# every provider source (new files are picked up); SIMD cores by ISA suffix
-for s in "$top"/provider/*.c "$top"/provider/impl/*.c; do
-    compile "${s#$top/}" || ok=0
-done
-for s in "$top"/provider/asm/*.c; do
-    f=${s#$top/}
-    for i in $isa; do
-        case $f in
-        *_$i.c) case $i in
-                neon) compile "$f" ;;
-                *) compile "$f" -m$i ;;
-                esac || ok=0 ;;
-        esac
-    done
-done
-[ $ok = 1 ] && $CC $san -shared -o "$build/modules/chacha.so" $objs $libs || ok=0
-[ $ok = 1 ] && $CC -std=c11 -g -O1 -Wall -Wextra -fsanitize=fuzzer $san \
-    -DFUZZ_MODULES_DIR="\"$build/modules\"" "$here/fuzz_differential.c" \
-    -o "$build/fuzz_differential" $libs || ok=0
-# the backend lister, from the same (instrumented) core objects
-[ $ok = 1 ] && $CC $san -fsanitize=fuzzer-no-link -I"$top/provider/impl" \
-    "$top/test/list_backends.c" $objs \
-    -o "$build/list_backends" $libs || ok=0
-if [ $ok != 1 ]; then echo "run-smoke: build failed"; fail=1; finish; fi
+if ! (cd "$build" &&
+      { [ -f Makefile ] || "$top/configure" -q CC="$CC" CFLAGS="-g -O1" \
+            --enable-sanitizers --enable-fuzzing >configure.log 2>&1; } &&
+      make -j"${JOBS:-2}" chacha.la fuzz/fuzz_differential test/list_backends \
+          >make.log 2>&1); then
+    tail -n 30 "$build"/configure.log "$build"/make.log 2>/dev/null
+    echo "run-smoke: build failed"; fail=1; finish
+fi
 
 # ---- corpus --------------------------------------------------------------
 sh "$here/make_corpus.sh" "$corpus" || { fail=1; finish; }
 
 # ---- runs ----------------------------------------------------------------
-export OPENSSL_MODULES="$build/modules"
+export OPENSSL_MODULES="$build/.libs"
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:allocator_may_return_null=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
-chacha=$("$build/list_backends" chacha20)
-poly=$("$build/list_backends" poly1305)
+chacha=$("$build/test/list_backends" chacha20)
+poly=$("$build/test/list_backends" poly1305)
 first_poly=$(echo "$poly" | head -n 1)
 runs=
 for c in $chacha; do runs="$runs $c/auto"; done
@@ -103,7 +75,7 @@ for run in $runs; do
     mkdir -p "$work"
     CHACHA_PROVIDER_IMPL=$([ "$c" = auto ] || echo "$c") \
     CHACHA_PROVIDER_POLY1305_IMPL=$([ "$p" = auto ] || echo "$p") \
-        "$build/fuzz_differential" -max_total_time="$share" -print_final_stats=1 \
+        "$build/fuzz/fuzz_differential" -max_total_time="$share" -print_final_stats=1 \
         -max_len=4096 -timeout=20 -rss_limit_mb=2048 \
         -artifact_prefix="$build/artifacts/" ${FUZZ_ARGS:-} "$work" "$corpus" \
         "$here/regressions" >"$log" 2>&1
@@ -118,7 +90,7 @@ for run in $runs; do
         fail=$((fail + 1)); echo "FAIL - fuzz chacha20=$c poly1305=$p (exit $rc, log $log)"
         grep -A60 -E 'DIFFERENTIAL FAILURE|ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error' "$log" | head -n 80
         a=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log" | tail -n 1)
-        [ -n "$a" ] && echo "# reproduce: CHACHA_PROVIDER_IMPL=$c OPENSSL_MODULES=$build/modules $build/fuzz_differential $a"
+        [ -n "$a" ] && echo "# reproduce: CHACHA_PROVIDER_IMPL=$c OPENSSL_MODULES=$build/.libs $build/fuzz/fuzz_differential $a"
     fi
 done
 finish

@@ -7,7 +7,7 @@
 #     CLI of test/cli.sh is not, so OPENSSL points at a wrapper that runs it
 #     with LD_PRELOAD=libasan (leak checking off for the CLI itself: its
 #     own exit-time allocations are not ours).
-#  2. TSan: clang -fsanitize=thread for the module, the core and
+#  2. TSan: ./configure CC=clang --enable-sanitizers=thread, the module and
 #     test_threads, run once per ChaCha20 backend.
 # Ends with "sanitize: N passed, N failed" (one per job step).
 #
@@ -69,12 +69,9 @@ export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1"
 tsan_build() {
     command -v clang >/dev/null 2>&1 || { echo "clang not installed"; return 1; }
     rm -rf "$tsan" && mkdir -p "$tsan" && cd "$tsan" &&
-    "$top/configure" -q CC=clang CFLAGS="-g -O1 -fsanitize=thread" \
-        LDFLAGS="-fsanitize=thread" >configure.log 2>&1 &&
-    make -j"$jobs" >make.log 2>&1 &&
-    make -j"$jobs" test/list_backends libtestutil.la >>make.log 2>&1 &&
-    clang -std=gnu11 -g -O1 -fsanitize=thread -I"$top/test" "$top/test/test_threads.c" \
-        .libs/libtestutil.a -lcrypto -lpthread -o test/test_threads ||
+    "$top/configure" -q CC=clang CFLAGS="-g -O1" --enable-sanitizers=thread \
+        >configure.log 2>&1 &&
+    make -j"$jobs" chacha.la test/list_backends test/test_threads >make.log 2>&1 ||
         { tail -n 30 "$tsan"/*.log; return 1; }
 }
 tsan_run() {

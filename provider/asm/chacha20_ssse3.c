@@ -5,13 +5,7 @@
  */
 #include <tmmintrin.h>
 #include "kernel.h"
-#include "chacha20_x86_template.h"
-
-/* byte shuffles rotating each 32-bit lane left by 16 and by 8 */
-#define ROT16_MASK _mm_setr_epi8(2, 3, 0, 1, 6, 7, 4, 5, \
-                                 10, 11, 8, 9, 14, 15, 12, 13)
-#define ROT8_MASK _mm_setr_epi8(3, 0, 1, 2, 7, 4, 5, 6, \
-                                11, 8, 9, 10, 15, 12, 13, 14)
+#include "chacha20_x86_template.h"   /* the common part: masks, helpers */
 
 /* primitives for the vertical-round assembly in the template (legacy SSE) */
 #define CT_AREG(i) "%%xmm" #i
@@ -28,32 +22,13 @@
 #define CADD_SLOT(c, d, i) "movdqa " CT_SLOT(i) ", " c "\n\t" VADD(c, d)
 
 static const __m128i rot_masks[2] = {
-    { 0x0504070601000302, 0x0d0c0f0e09080b0a },    /* rotate 16 */
-    { 0x0605040702010003, 0x0e0d0c0f0a09080b }     /* rotate 8 */
+    { CT_ROT16_LO, CT_ROT16_HI }, { CT_ROT8_LO, CT_ROT8_HI }
 };
 
 /* the 20 rounds of the 4-block kernel (no scalar block here) */
-#define CT_VROUNDS(st, scalar) \
-    do { \
-        (void)(scalar); \
-        CT_ASM_RUN(st, CT_N_); \
-    } while (0)
+#define CT_VROUNDS(st, scalar) do { (void)(scalar); CT_ASM_RUN(st, 0); } while (0)
 
-#define CT_PFX x128
-#define CT_V __m128i
-#define CT_LANES 4
-#define CT_ADD(a, b) _mm_add_epi32(a, b)
-#define CT_XOR(a, b) _mm_xor_si128(a, b)
-#define CT_ROT16(x) _mm_shuffle_epi8(x, ROT16_MASK)
-#define CT_ROT8(x) _mm_shuffle_epi8(x, ROT8_MASK)
-#define CT_ROTL(x, n) _mm_or_si128(_mm_slli_epi32(x, n), _mm_srli_epi32(x, 32 - (n)))
-#define CT_SHUF(x, imm) _mm_shuffle_epi32(x, imm)
-#define CT_UNPACKLO32(a, b) _mm_unpacklo_epi32(a, b)
-#define CT_UNPACKHI32(a, b) _mm_unpackhi_epi32(a, b)
-#define CT_UNPACKLO64(a, b) _mm_unpacklo_epi64(a, b)
-#define CT_UNPACKHI64(a, b) _mm_unpackhi_epi64(a, b)
-
-#include "chacha20_x86_template.h"
+#include "chacha20_x86_x128.h"
 
 #define LOADU128(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
 #define STOREU128(p, v) _mm_storeu_si128((__m128i *)(void *)(p), v)

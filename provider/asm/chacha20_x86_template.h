@@ -40,6 +40,12 @@
 
 #define CT_INLINE static inline __attribute__((always_inline))
 
+/* pshufb masks rotating each 32-bit lane left by 16 and by 8 (64-bit halves) */
+#define CT_ROT16_LO 0x0504070601000302
+#define CT_ROT16_HI 0x0d0c0f0e09080b0a
+#define CT_ROT8_LO 0x0605040702010003
+#define CT_ROT8_HI 0x0e0d0c0f0a09080b
+
 
 /*
  * Four quarter-rounds on independent words, one step at a time across all
@@ -105,8 +111,8 @@
  * horizontal 2-block set beside the 8, 10 to 14 blocks) cost more in spills
  * than they gain; rotates through vpmulld (other pipes, 3 cycles) are slower.
  *
- * Optionally (CT_ASM_RUN(st, CT_S_) rather than (st, CT_N_)) one more
- * block runs on the general purpose registers, interleaved with the vector
+ * Optionally (CT_ASM_RUN(st, 1)) one more block runs on the general
+ * purpose registers, in the hooks of CT_ASM_ROUND, interleaved with the vector
  * code: the vector rounds are latency bound, so the integer pipes are idle;
  * see CHACHA_AVX2_NINTH_BLOCK. Its a, b and d words live in 12 GPRs; the c
  * words stay in memory and one register (r14) carries c through each
@@ -116,7 +122,8 @@
  * (see below), so that with the scalar block 13 GPRs are free for it:
  *   in[16]   vector input words, out[16]  vector results (and the c slot),
  *   m[2]     byte-shuffle masks rotating lanes by 16 and by 8,
- *   sin[16]  scalar input words, sx[16] scalar results, n loop counter.
+ *   sin[16]  scalar input words (aux[8] for other hooked code),
+ *   sx[16]   scalar results, n loop counter.
  * The includer defines CT_AREG(i) (register name), CT_ASZ (vector bytes),
  * CT_AMOV (aligned move), VADD(d, s), VXOR(d, s), VSHUFB(d, mask operand),
  * VROTL(d, tmp, n) and CADD_SLOT(c, d, slot) (c = d + out[slot]).
@@ -194,56 +201,55 @@
 /* the GPRs the scalar block uses, for the clobber list */
 #define CT_S_CLOBBERS "rax", "rbx", "rcx", "rdx", "rsi", "rdi", "r8", "r9", \
     "r10", "r11", "r12", "r13", "r14",
-/* the same hooks without a scalar block */
-#define CT_N_INIT
-#define CT_N_FINI
-#define CT_N_COL0
-#define CT_N_COL1
-#define CT_N_COL2
-#define CT_N_COL3
-#define CT_N_DIAG0
-#define CT_N_DIAG1
-#define CT_N_DIAG2
-#define CT_N_DIAG3
-#define CT_N_CLOBBERS
 
 /*
  * One round, its four quarter-rounds (a_k, b_k, c_k, d_k) advanced step by
- * step; quarter-round 3 has its c row in slot 11. s0..s3 are the scalar
- * quarter-rounds of the same round, one after each vector step.
+ * step; quarter-round 3 has its c row in slot 11. h0..h11 are hooks (asm
+ * strings, often empty) placed between the vector steps, three per group of
+ * four steps: another instruction stream interleaved with the rounds, such
+ * as a scalar ninth block or a fused kernel's Poly1305.
  */
 #define CT_ASM_ROUND(a0, b0, c0, d0, a1, b1, c1, d1, a2, b2, c2, d2, \
-                     a3, b3, d3, s0, s1, s2, s3) \
-    CT_ROW_AD(a3, b3, d3, CT_M16) CT_ROW_AD(a0, b0, d0, CT_M16) \
-    CT_ROW_AD(a1, b1, d1, CT_M16) CT_ROW_AD(a2, b2, d2, CT_M16) \
-    s0 \
-    CT_ROW_CB_MEM(b3, d3, 12) CT_ROW_CB(b0, c0, d0, 12) \
-    CT_ROW_CB(b1, c1, d1, 12) CT_ROW_CB(b2, c2, d2, 12) \
-    s1 \
-    CT_ROW_AD(a3, b3, d3, CT_M8) CT_ROW_AD(a0, b0, d0, CT_M8) \
-    CT_ROW_AD(a1, b1, d1, CT_M8) CT_ROW_AD(a2, b2, d2, CT_M8) \
-    s2 \
-    CT_ROW_CB_MEM(b3, d3, 7) CT_ROW_CB(b0, c0, d0, 7) \
-    CT_ROW_CB(b1, c1, d1, 7) CT_ROW_CB(b2, c2, d2, 7) \
-    s3
+                     a3, b3, d3, h0, h1, h2, h3, h4, h5, h6, h7, h8, h9, \
+                     h10, h11) \
+    CT_ROW_AD(a3, b3, d3, CT_M16) h0 CT_ROW_AD(a0, b0, d0, CT_M16) h1 \
+    CT_ROW_AD(a1, b1, d1, CT_M16) h2 CT_ROW_AD(a2, b2, d2, CT_M16) \
+    CT_ROW_CB_MEM(b3, d3, 12) h3 CT_ROW_CB(b0, c0, d0, 12) h4 \
+    CT_ROW_CB(b1, c1, d1, 12) h5 CT_ROW_CB(b2, c2, d2, 12) \
+    CT_ROW_AD(a3, b3, d3, CT_M8) h6 CT_ROW_AD(a0, b0, d0, CT_M8) h7 \
+    CT_ROW_AD(a1, b1, d1, CT_M8) h8 CT_ROW_AD(a2, b2, d2, CT_M8) \
+    CT_ROW_CB_MEM(b3, d3, 7) h9 CT_ROW_CB(b0, c0, d0, 7) h10 \
+    CT_ROW_CB(b1, c1, d1, 7) h11 CT_ROW_CB(b2, c2, d2, 7)
 
-#define CT_ASM_VROUNDS(S) \
+/*
+ * The whole vertical kernel as one asm string: load the 16 rows, init, ten
+ * double rounds (each: columns with hooks c0..c11, diagonals with d0..d11,
+ * then loop), store the rows, fini. Called with the hooks as macros that
+ * expand to comma-separated lists (CT_NO_HOOKS, CT_S_COL_HOOKS ...), hence
+ * the extra expansion step.
+ */
+#define CT_ASM_VROUNDS(...) CT_ASM_VROUNDS_(__VA_ARGS__)
+#define CT_ASM_VROUNDS_(init, loop, fini, c0, c1, c2, c3, c4, c5, c6, c7, \
+                        c8, c9, c10, c11, d0, d1, d2, d3, d4, d5, d6, d7, \
+                        d8, d9, d10, d11) \
     CT_LOAD(CT_A0, 0) CT_LOAD(CT_A1, 1) CT_LOAD(CT_A2, 2) CT_LOAD(CT_A3, 3) \
     CT_LOAD(CT_B0, 4) CT_LOAD(CT_B1, 5) CT_LOAD(CT_B2, 6) CT_LOAD(CT_B3, 7) \
     CT_LOAD(CT_C0, 8) CT_LOAD(CT_C1, 9) CT_LOAD(CT_C2, 10) CT_LOAD(CT_T, 11) \
     CT_LOAD(CT_D0, 12) CT_LOAD(CT_D1, 13) CT_LOAD(CT_D2, 14) \
     CT_LOAD(CT_D3, 15) CT_STORE(CT_T, 11) \
-    S##INIT \
+    init \
     "movl $10, " CT_NCTR "\n\t" \
+    ".p2align 5\n" \
     "1:\n\t" \
     /* columns (0,4,8,12) (1,5,9,13) (2,6,10,14) | (3,7,11,15) */ \
     CT_ASM_ROUND(CT_A0, CT_B0, CT_C0, CT_D0, CT_A1, CT_B1, CT_C1, CT_D1, \
                  CT_A2, CT_B2, CT_C2, CT_D2, CT_A3, CT_B3, CT_D3, \
-                 S##COL0, S##COL1, S##COL2, S##COL3) \
+                 c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11) \
     /* diagonals (0,5,10,15) (2,7,8,13) (3,4,9,14) | (1,6,11,12) */ \
     CT_ASM_ROUND(CT_A0, CT_B1, CT_C2, CT_D3, CT_A2, CT_B3, CT_C0, CT_D1, \
                  CT_A3, CT_B0, CT_C1, CT_D2, CT_A1, CT_B2, CT_D0, \
-                 S##DIAG0, S##DIAG1, S##DIAG2, S##DIAG3) \
+                 d0, d1, d2, d3, d4, d5, d6, d7, d8, d9, d10, d11) \
+    loop \
     "decl " CT_NCTR "\n\t" \
     "jnz 1b\n\t" \
     CT_STORE(CT_A0, 0) CT_STORE(CT_A1, 1) CT_STORE(CT_A2, 2) \
@@ -251,20 +257,36 @@
     CT_STORE(CT_B2, 6) CT_STORE(CT_B3, 7) CT_STORE(CT_C0, 8) \
     CT_STORE(CT_C1, 9) CT_STORE(CT_C2, 10) \
     CT_STORE(CT_D0, 12) CT_STORE(CT_D1, 13) CT_STORE(CT_D2, 14) \
-    CT_STORE(CT_D3, 15) S##FINI
+    CT_STORE(CT_D3, 15) \
+    fini
+
+/* twelve empty hooks */
+#define CT_NO_HOOKS , , , , , , , , , , ,
+/* the scalar block's quarter-rounds, one per step group */
+#define CT_S_COL_HOOKS , , CT_S_COL0, , , CT_S_COL1, , , CT_S_COL2, , , CT_S_COL3
+#define CT_S_DIAG_HOOKS , , CT_S_DIAG0, , , CT_S_DIAG1, , , CT_S_DIAG2, , , \
+    CT_S_DIAG3
+
+/* the vector registers every CT_ASM_VROUNDS clobbers */
+#define CT_VEC_CLOBBERS \
+    "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", \
+    "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15"
 
 /*
- * Run CT_ASM_VROUNDS on the state block at st: S is CT_S_ (with the scalar
- * block) or CT_N_ (without).
+ * Run the vertical kernel on the state block at st, with the scalar block
+ * interleaved (scalar) or not.
  */
-#define CT_ASM_RUN(st, S) \
-    __asm__ volatile(CT_ASM_VROUNDS(S) \
-        : [st] "+r"(st) \
-        : \
-        : S##CLOBBERS \
-          "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", \
-          "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", \
-          "xmm15", "cc", "memory")
+#define CT_ASM_RUN(st, scalar) \
+    do { \
+        if (scalar) \
+            __asm__ volatile(CT_ASM_VROUNDS(CT_S_INIT, , CT_S_FINI, \
+                                            CT_S_COL_HOOKS, CT_S_DIAG_HOOKS) \
+                : [st] "+r"(st) : : CT_S_CLOBBERS CT_VEC_CLOBBERS, "cc", \
+                  "memory"); \
+        else \
+            __asm__ volatile(CT_ASM_VROUNDS(, , , CT_NO_HOOKS, CT_NO_HOOKS) \
+                : [st] "+r"(st) : : CT_VEC_CLOBBERS, "cc", "memory"); \
+    } while (0)
 
 /*
  * dst[0..n) = src[0..n) ^ ks[0..n) for a final partial stretch, n < 512;
@@ -332,7 +354,11 @@ CT_INLINE void ct_xor_tail_wipe(uint8_t *dst, const uint8_t *src, uint8_t *ks,
  */
 typedef struct {
     CT_V in[16], out[16], m[2];
-    uint32_t sin[16], sx[16];
+    union {
+        uint32_t sin[16];
+        uint64_t aux[8];    /* or what another hooked stream keeps there */
+    };
+    uint32_t sx[16];
     uint32_t n, pad[15];
 } CT_FN(state);
 

@@ -594,41 +594,11 @@ static void avx2_blocks(poly1305_state *st, const uint8_t *in, size_t len,
     poly1305_r64_blocks(&p->sc, in, nb, padbit);
 }
 
-/*
- * poly1305_r64_emit() with whole-word stores (this file is x86-64 only, so
- * little-endian): GCC 12 leaves its byte-store loop as a loop, a fifth of a
- * 256-byte MAC.
- */
 static void avx2_emit(poly1305_state *st, uint8_t mac[16])
 {
     poly1305_avx2_st *p = (poly1305_avx2_st *)st->opaque;
-    uint64_t h0 = p->sc.h[0], h1 = p->sc.h[1], h2 = p->sc.h[2];
-    uint64_t g0, g1, g2, mask;
-    u128 t;
 
-    /* fold the bits above 2^130 once more: now h < 2^130 + 5 */
-    t = (u128)h0 + ((h2 >> 2) + (h2 & ~(uint64_t)3));
-    h2 &= 3;
-    h0 = (uint64_t)t;
-    t = (u128)h1 + (uint64_t)(t >> 64);
-    h1 = (uint64_t)t;
-    h2 += (uint64_t)(t >> 64);
-
-    /* g = h + 5; if g reaches 2^130 then h >= p and h - p = g - 2^130 */
-    t = (u128)h0 + 5;
-    g0 = (uint64_t)t;
-    t = (u128)h1 + (uint64_t)(t >> 64);
-    g1 = (uint64_t)t;
-    g2 = h2 + (uint64_t)(t >> 64);
-    mask = (uint64_t)0 - (g2 >> 2);  /* all ones if h >= p */
-    h0 = (h0 & ~mask) | (g0 & mask);
-    h1 = (h1 & ~mask) | (g1 & mask);
-
-    t = (u128)h0 + p->sc.s[0];
-    h0 = (uint64_t)t;
-    h1 += p->sc.s[1] + (uint64_t)(t >> 64);
-    memcpy(mac, &h0, 8);
-    memcpy(mac + 8, &h1, 8);
+    poly1305_r64_emit(&p->sc, mac);
     /* the powers of r exist only if a long run took the vector path */
     if (p->have_powers)
         wipe_ymm(st->opaque, WIPE_ALL);

@@ -30,7 +30,6 @@ void chacha_aead_set_key(chacha_aead *a, const uint8_t key[32])
 void chacha_aead_set_nonce(chacha_aead *a, const uint32_t nonce[3])
 {
     memcpy(a->nonce, nonce, sizeof(a->nonce));
-    chacha_aead_reset(a);
 }
 
 void chacha_aead_reset(chacha_aead *a)
@@ -42,7 +41,8 @@ void chacha_aead_reset(chacha_aead *a)
         poly1305_final(&a->mac, unused);
         chacha_wipe(unused, sizeof(unused));
     }
-    chacha_wipe(a->aad_buf, a->aad_buf_len);
+    if (a->aad_buf_len != 0)
+        chacha_wipe(a->aad_buf, a->aad_buf_len);
     a->aad_buf_len = 0;
     a->aad_len = a->text_len = 0;
     a->phase = CHACHA_AEAD_FRESH;

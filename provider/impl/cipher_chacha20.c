@@ -25,8 +25,6 @@ typedef struct {
 } CHACHA20_CTX;
 
 static OSSL_FUNC_cipher_newctx_fn chacha20_newctx;
-static OSSL_FUNC_cipher_freectx_fn chacha20_freectx;
-static OSSL_FUNC_cipher_dupctx_fn chacha20_dupctx;
 static OSSL_FUNC_cipher_update_fn chacha20_update;
 static OSSL_FUNC_cipher_final_fn chacha20_final;
 static OSSL_FUNC_cipher_cipher_fn chacha20_cipher;
@@ -44,20 +42,6 @@ static void *chacha20_newctx(void *provctx)
     ctx->cs.kernel = pctx->chacha;
     chacha_trace_newctx(pctx, "ChaCha20");
     return ctx;
-}
-
-static void chacha20_freectx(void *vctx)
-{
-    OPENSSL_clear_free(vctx, sizeof(CHACHA20_CTX));
-}
-
-static void *chacha20_dupctx(void *vctx)
-{
-    CHACHA20_CTX *src = vctx, *dst = OPENSSL_malloc(sizeof(*dst));
-
-    if (dst != NULL)
-        memcpy(dst, src, sizeof(*dst));
-    return dst;
 }
 
 static int chacha20_init(CHACHA20_CTX *ctx, const unsigned char *key,
@@ -187,4 +171,4 @@ static const OSSL_PARAM chacha20_known_settable_ctx_params[] = {
     OSSL_PARAM_END
 };
 
-CHACHA_CIPHER_DISPATCH(chacha20, chacha_chacha20_functions, CHACHA20_IV_LEN, 0);
+CHACHA_CIPHER_DISPATCH(chacha20, chacha_chacha20_functions, CHACHA20_CTX, CHACHA20_IV_LEN, 0);

@@ -37,8 +37,6 @@ typedef struct {
 } AEAD_CTX;
 
 static OSSL_FUNC_cipher_newctx_fn aead_newctx;
-static OSSL_FUNC_cipher_freectx_fn aead_freectx;
-static OSSL_FUNC_cipher_dupctx_fn aead_dupctx;
 static OSSL_FUNC_cipher_update_fn aead_update;
 static OSSL_FUNC_cipher_final_fn aead_final;
 static OSSL_FUNC_cipher_cipher_fn aead_cipher;
@@ -59,20 +57,6 @@ static void *aead_newctx(void *provctx)
     return ctx;
 }
 
-static void aead_freectx(void *vctx)
-{
-    OPENSSL_clear_free(vctx, sizeof(AEAD_CTX));
-}
-
-static void *aead_dupctx(void *vctx)
-{
-    AEAD_CTX *src = vctx, *dst = OPENSSL_malloc(sizeof(*dst));
-
-    if (dst != NULL)
-        memcpy(dst, src, sizeof(*dst));   /* every field is plain data */
-    return dst;
-}
-
 /* Forget the message in progress: any new key or nonce starts afresh. */
 static void aead_reset_message(AEAD_CTX *ctx)
 {
@@ -81,24 +65,25 @@ static void aead_reset_message(AEAD_CTX *ctx)
     ctx->tls_payload = NO_TLS_PAYLOAD;
 }
 
-/* The nonce words of iv, as a TLS record would xor its sequence number in. */
-static void aead_load_nonce(AEAD_CTX *ctx, const uint8_t seq[8])
+/*
+ * The nonce of the next message: iv, with a TLS record's sequence number
+ * xored in (RFC 7905), or none.
+ */
+static void aead_load_nonce(AEAD_CTX *ctx, const uint8_t *seq)
 {
     uint32_t n[3];
 
     n[0] = chacha_load_le32(ctx->iv);
-    n[1] = chacha_load_le32(ctx->iv + 4) ^ chacha_load_le32(seq);
-    n[2] = chacha_load_le32(ctx->iv + 8) ^ chacha_load_le32(seq + 4);
+    n[1] = chacha_load_le32(ctx->iv + 4) ^ (seq ? chacha_load_le32(seq) : 0);
+    n[2] = chacha_load_le32(ctx->iv + 8) ^ (seq ? chacha_load_le32(seq + 4) : 0);
     chacha_aead_set_nonce(&ctx->aead, n);
-    aead_reset_message(ctx);
 }
 
-static const uint8_t zero_seq[8];
-
+/* A new iv (the caller resets the message). */
 static void aead_set_iv(AEAD_CTX *ctx, const uint8_t iv[AEAD_IV_LEN])
 {
     memcpy(ctx->iv, iv, AEAD_IV_LEN);
-    aead_load_nonce(ctx, zero_seq);
+    aead_load_nonce(ctx, NULL);
     ctx->iv_set = 1;
 }
 
@@ -386,6 +371,7 @@ static int aead_set_tls_aad(AEAD_CTX *ctx, const OSSL_PARAM *p)
     }
     /* RFC 7905: nonce = fixed IV xor (0^4 || 64-bit sequence number) */
     aead_load_nonce(ctx, aad);
+    aead_reset_message(ctx);
     ctx->tls_payload = len;
     ctx->tls_aad_pad = AEAD_TAG_LEN;
     return 1;
@@ -423,6 +409,7 @@ static int aead_set_iv_fixed(AEAD_CTX *ctx, const OSSL_PARAM *p)
         return 0;
     }
     aead_set_iv(ctx, p->data);
+    aead_reset_message(ctx);
     return 1;
 }
 
@@ -466,4 +453,4 @@ static const OSSL_PARAM aead_known_settable_ctx_params[] = {
     OSSL_PARAM_END
 };
 
-CHACHA_CIPHER_DISPATCH(aead, chacha_chacha20_poly1305_functions, AEAD_IV_LEN, 1);
+CHACHA_CIPHER_DISPATCH(aead, chacha_chacha20_poly1305_functions, AEAD_CTX, AEAD_IV_LEN, 1);

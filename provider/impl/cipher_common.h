@@ -6,6 +6,7 @@
 #include <string.h>
 #include <openssl/core.h>
 #include <openssl/core_dispatch.h>
+#include <openssl/crypto.h>
 #include <openssl/params.h>
 #include "prov_ctx.h"
 
@@ -45,17 +46,32 @@ int chacha_set_octets(OSSL_PARAM *p, const void *data, size_t len);
 
 /*
  * The boilerplate half of a cipher's dispatch table. A cipher file defines
- * PREFIX_newctx, _freectx, _dupctx, _init (the shared body of encrypt and
- * decrypt init, with an enc flag), _update, _final, _cipher, _get_ctx_params,
+ * its context type ctx_type (plain data: freed with a wipe, duplicated by
+ * copy), PREFIX_newctx, _init (the shared body of encrypt and decrypt init,
+ * with an enc flag), _update, _final, _cipher, _get_ctx_params,
  * _set_ctx_params and the arrays PREFIX_known_gettable_ctx_params and
  * PREFIX_known_settable_ctx_params; this macro adds the rest and the table.
  */
-#define CHACHA_CIPHER_DISPATCH(prefix, table, ivlen, aead)                    \
+#define CHACHA_CIPHER_DISPATCH(prefix, table, ctx_type, ivlen, aead)          \
+static OSSL_FUNC_cipher_freectx_fn prefix##_freectx;                         \
+static OSSL_FUNC_cipher_dupctx_fn prefix##_dupctx;                           \
 static OSSL_FUNC_cipher_encrypt_init_fn prefix##_einit;                      \
 static OSSL_FUNC_cipher_decrypt_init_fn prefix##_dinit;                      \
 static OSSL_FUNC_cipher_get_params_fn prefix##_get_params;                   \
 static OSSL_FUNC_cipher_gettable_ctx_params_fn prefix##_gettable_ctx_params; \
 static OSSL_FUNC_cipher_settable_ctx_params_fn prefix##_settable_ctx_params; \
+static void prefix##_freectx(void *vctx)                                     \
+{                                                                            \
+    OPENSSL_clear_free(vctx, sizeof(ctx_type));                              \
+}                                                                            \
+static void *prefix##_dupctx(void *vctx)                                     \
+{                                                                            \
+    ctx_type *dst = OPENSSL_malloc(sizeof(*dst));                            \
+                                                                             \
+    if (dst != NULL)                                                         \
+        memcpy(dst, vctx, sizeof(*dst));                                     \
+    return dst;                                                              \
+}                                                                            \
 static int prefix##_einit(void *vctx, const unsigned char *key, size_t keylen, \
                           const unsigned char *iv, size_t ivl,               \
                           const OSSL_PARAM params[])                         \

@@ -38,14 +38,26 @@ static inline void chacha_store_le64(uint8_t *p, uint64_t v)
 }
 
 /*
- * memset, then an empty asm statement that claims to read the memory, so the
- * compiler cannot drop the stores as dead. Inlined, it costs a few vector
- * stores, where OPENSSL_cleanse() is a call and a byte loop. The one wipe of
- * every layer.
+ * Zero len bytes so that the compiler cannot drop the stores as dead: an
+ * empty asm statement claims to read the memory. The one wipe of every layer.
+ * 32 bytes at a time (one vector store where the file's ISA has them), with
+ * the asm inside the loop so that GCC cannot turn it into a memset call or
+ * "rep stos", whose start-up costs more than a short message (a 1.3 KB wipe
+ * through rep stos took 6% of a 512-byte AVX2 ChaCha20 call on Zen 4).
+ * Inlined, it costs a few stores, where OPENSSL_cleanse() is a call and a
+ * byte loop.
  */
 static inline void chacha_wipe(void *p, size_t len)
 {
-    memset(p, 0, len);
+    static const unsigned char zero[32];
+    unsigned char *b = (unsigned char *)p;
+    size_t i;
+
+    for (i = 0; i + 32 <= len; i += 32) {
+        memcpy(b + i, zero, 32);
+        __asm__ __volatile__("" : : "r"(b) : "memory");
+    }
+    memset(b + i, 0, len - i);
     __asm__ __volatile__("" : : "r"(p) : "memory");
 }
 

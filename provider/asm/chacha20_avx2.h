@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The AVX2 instantiation of the x86 ChaCha20 template, shared by the AVX2
+ * kernel (chacha20_avx2.c) and the fused AVX2 ChaCha20-Poly1305 kernel
+ * (chacha20_poly1305_avx2.c): 128- and 256-bit round code, the VEX forms of
+ * the round assembly, the 8-block setup and output. Included by files built
+ * with -mavx2.
+ */
+#ifndef CHACHA_ASM_CHACHA20_AVX2_H
+#define CHACHA_ASM_CHACHA20_AVX2_H
+
+#include <immintrin.h>
+#include "kernel.h"
+#include "util.h"
+
+/* 128-bit instantiation (VEX encoded here): the one-block path */
+#include "chacha20_x86_x128.h"
+
+/* primitives for the vertical-round assembly in the template (VEX forms) */
+#define CT_AREG(i) "%%ymm" #i
+#define CT_ASZ "32"
+#define CT_AMOV "vmovdqa "
+#define VADD(d, s) "vpaddd " s ", " d ", " d "\n\t"
+#define VXOR(d, s) "vpxor " s ", " d ", " d "\n\t"
+#define VSHUFB(d, m) "vpshufb " m ", " d ", " d "\n\t"
+#define VROTL(d, t, n) \
+    "vpslld $" #n ", " d ", " t "\n\t" \
+    "vpsrld $32-" #n ", " d ", " d "\n\t" \
+    "vpor " t ", " d ", " d "\n\t"
+#define CADD_SLOT(c, d, i) "vpaddd " CT_SLOT(i) ", " d ", " c "\n\t"
+
+static const __m256i rot_masks[2] = {
+    { CT_ROT16_LO, CT_ROT16_HI, CT_ROT16_LO, CT_ROT16_HI },
+    { CT_ROT8_LO, CT_ROT8_HI, CT_ROT8_LO, CT_ROT8_HI }
+};
+
+/* the 20 rounds of the 8-block kernel, plus a scalar ninth block if scalar */
+#define CT_VROUNDS(st, scalar) CT_ASM_RUN(st, scalar)
+
+/* 256-bit instantiation */
+#define CT_PFX y256
+#define CT_V __m256i
+#define CT_LANES 8
+#define CT_ADD(a, b) _mm256_add_epi32(a, b)
+#define CT_XOR(a, b) _mm256_xor_si256(a, b)
+#define CT_ROT16(x) _mm256_shuffle_epi8(x, _mm256_set_epi64x(CT_ROT16_HI, \
+    CT_ROT16_LO, CT_ROT16_HI, CT_ROT16_LO))
+#define CT_ROT8(x) _mm256_shuffle_epi8(x, _mm256_set_epi64x(CT_ROT8_HI, \
+    CT_ROT8_LO, CT_ROT8_HI, CT_ROT8_LO))
+#define CT_ROTL(x, n) \
+    _mm256_or_si256(_mm256_slli_epi32(x, n), _mm256_srli_epi32(x, 32 - (n)))
+#define CT_SHUF(x, imm) _mm256_shuffle_epi32(x, imm)
+#define CT_UNPACKLO32(a, b) _mm256_unpacklo_epi32(a, b)
+#define CT_UNPACKHI32(a, b) _mm256_unpackhi_epi32(a, b)
+#define CT_UNPACKLO64(a, b) _mm256_unpacklo_epi64(a, b)
+#define CT_UNPACKHI64(a, b) _mm256_unpackhi_epi64(a, b)
+
+#include "chacha20_x86_template.h"
+
+#define LOADU256(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
+#define STOREU256(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), v)
+#define LOADU128(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
+#define STOREU128(p, v) _mm_storeu_si128((__m128i *)(void *)(p), v)
+
+/*
+ * Rows r0..r3 hold one block in the low 128-bit lanes and another in the high
+ * lanes: write the first at dst, the second at dst + hi (xored with src, or
+ * plain keystream if src is NULL).
+ */
+static inline __attribute__((always_inline))
+void emit_pair(uint8_t *dst, const uint8_t *src, size_t hi,
+               __m256i r0, __m256i r1, __m256i r2, __m256i r3)
+{
+    __m256i k0 = _mm256_permute2x128_si256(r0, r1, 0x20);
+    __m256i k1 = _mm256_permute2x128_si256(r2, r3, 0x20);
+    __m256i k2 = _mm256_permute2x128_si256(r0, r1, 0x31);
+    __m256i k3 = _mm256_permute2x128_si256(r2, r3, 0x31);
+
+    if (src != NULL) {
+        k0 = _mm256_xor_si256(k0, LOADU256(src));
+        k1 = _mm256_xor_si256(k1, LOADU256(src + 32));
+        k2 = _mm256_xor_si256(k2, LOADU256(src + hi));
+        k3 = _mm256_xor_si256(k3, LOADU256(src + hi + 32));
+    }
+    STOREU256(dst, k0);
+    STOREU256(dst + 32, k1);
+    STOREU256(dst + hi, k2);
+    STOREU256(dst + hi + 32, k3);
+}
+
+/*
+ * The eight vertical blocks of st (after y256_vrounds) to dst, xored with src
+ * (or plain keystream if src is NULL): bytes 0..31 of each block from word
+ * groups 0 and 1, then bytes 32..63 from groups 2 and 3. Unrolled by hand:
+ * gcc -O2 keeps the loops and spills the transposed rows.
+ */
+#define EMIT_ROW(j, h) \
+    do { \
+        size_t lo_ = 64 * (j) + 32 * (h), hi_ = lo_ + 256; \
+        __m256i k0_ = _mm256_permute2x128_si256(r[j], q[j], 0x20); \
+        __m256i k1_ = _mm256_permute2x128_si256(r[j], q[j], 0x31); \
+        if (src != NULL) { \
+            k0_ = _mm256_xor_si256(k0_, LOADU256(src + lo_)); \
+            k1_ = _mm256_xor_si256(k1_, LOADU256(src + hi_)); \
+        } \
+        STOREU256(dst + lo_, k0_); \
+        STOREU256(dst + hi_, k1_); \
+    } while (0)
+#define EMIT_HALF(h) \
+    do { \
+        y256_vgroup(r, st, 2 * (h)); \
+        y256_vgroup(q, st, 2 * (h) + 1); \
+        EMIT_ROW(0, h); EMIT_ROW(1, h); EMIT_ROW(2, h); EMIT_ROW(3, h); \
+    } while (0)
+
+static inline __attribute__((always_inline))
+void emit8(uint8_t *dst, const uint8_t *src, const y256_state *st)
+{
+    __m256i r[4], q[4];
+
+    EMIT_HALF(0);
+    EMIT_HALF(1);
+}
+
+/*
+ * The vertical input of eight blocks from block counter[0] on (lane i of
+ * in[12] is counter[0] + i), and the rotate masks of the round assembly.
+ */
+static inline __attribute__((always_inline))
+void y256_setup(y256_state *st, const uint32_t key[8], const uint32_t counter[4])
+{
+    int i;
+
+    st->in[0] = _mm256_set1_epi32((int)CHACHA_SIGMA0);
+    st->in[1] = _mm256_set1_epi32((int)CHACHA_SIGMA1);
+    st->in[2] = _mm256_set1_epi32((int)CHACHA_SIGMA2);
+    st->in[3] = _mm256_set1_epi32((int)CHACHA_SIGMA3);
+    for (i = 0; i < 8; i++)
+        st->in[4 + i] = _mm256_set1_epi32((int)key[i]);
+    st->in[12] = _mm256_add_epi32(_mm256_set1_epi32((int)counter[0]),
+                                  _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    st->in[13] = _mm256_set1_epi32((int)counter[1]);
+    st->in[14] = _mm256_set1_epi32((int)counter[2]);
+    st->in[15] = _mm256_set1_epi32((int)counter[3]);
+    st->m[0] = rot_masks[0];
+    st->m[1] = rot_masks[1];
+}
+
+#endif
