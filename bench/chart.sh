@@ -42,7 +42,7 @@ panel() { # panel MODE TITLE
     printf '\n'
 }
 
-modes=$(awk -F, '!/^#/ && NR > 1 { print $1 }' "$csv" | awk '!seen[$0]++')
+modes=$(awk -F, '!/^#/ && NR > 1 && $1 !~ /^multi/ { print $1 }' "$csv" | awk '!seen[$0]++')
 n=$(echo "$modes" | wc -l)
 {
     case $out in
