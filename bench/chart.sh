@@ -46,8 +46,8 @@ modes=$(awk -F, '!/^#/ && NR > 1 && $1 !~ /^multi/ { print $1 }' "$csv" | awk '!
 n=$(echo "$modes" | wc -l)
 {
     case $out in
-    *.png) printf 'set terminal pngcairo size 1000,%d font "sans,10" background "#ffffff"\n' $((470 * n + 40)) ;;
-    *) printf 'set terminal svg size 1000,%d dynamic font "sans,11" background "#ffffff"\n' $((470 * n + 40)) ;;
+    *.png) printf 'set terminal pngcairo size 1000,%d font "sans,10" background "#ffffff"\n' $((640 * n + 40)) ;;
+    *) printf 'set terminal svg size 1000,%d dynamic font "sans,11" background "#ffffff"\n' $((640 * n + 40)) ;;
     esac
     printf 'set output "%s"\n' "$out"
     printf 'set multiplot layout %d,1 title "chacha provider vs OpenSSL default provider: ratio ours/default (above 1: ours faster)\\n%s; %s" noenhanced\n' \
@@ -55,7 +55,7 @@ n=$(echo "$modes" | wc -l)
     printf 'set logscale x 2\nset xrange [12:1500000]\nset grid\n'
     printf 'set xtics ("16" 16, "64" 64, "256" 256, "1K" 1024, "8K" 8192, "16K" 16384, "1M" 1048576)\n'
     printf 'set xlabel "message size, bytes (log scale)"\nset ylabel "ours / default"\n'
-    printf 'set key outside right top vertical font "sans,9" width -8\nset yrange [0:*]\n'
+    printf 'set key below left vertical maxrows 8 font "sans,9"\nset yrange [0:*]\n'
     for m in $modes; do
         b=$(meta "$m")
         case $m in
