@@ -51,7 +51,7 @@ job() {
 }
 
 log "dependencies"
-scripts/install-deps test || { echo "0 passed, 1 failed"; exit 1; }
+scripts/install-deps test tls || { echo "0 passed, 1 failed"; exit 1; }
 # cross toolchains, qemu and ARM's libcrypto (this may upgrade the amd64
 # OpenSSL packages to the same version: done first, before anything builds)
 arm_ok=1

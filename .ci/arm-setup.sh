@@ -28,9 +28,9 @@ install_missing() {
 }
 
 # 1. arm64 + the cross compilers (these are amd64 packages) + qemu
-base=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-arm-linux-gnueabihf
-      libc6-dev-armhf-cross qemu-user libssl-dev:arm64 pkgconf:arm64
-      libubsan1:arm64)        # UBSan runtime for the emulated sanitizer run
+# (named in scripts/install-deps, job arm; libubsan1:arm64 is the UBSan
+# runtime of the emulated sanitizer run)
+mapfile -t base < <(sh "$(dirname "$0")/../scripts/install-deps" --list arm)
 if ! install_missing "${base[@]}" 2>/dev/null; then
     has_arch arm64 || dpkg --add-architecture arm64
     if ! apt_update; then

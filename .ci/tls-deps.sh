@@ -11,9 +11,9 @@
 #
 # Without them test/tls_gnutls.sh, test/tls_nginx.sh and
 # test/tls_openssl35.sh exit 77 (skip).
-# nginx: Debian 12's nginx-light (a thin package on top of `nginx`) when the
-# archive has it, else `nginx`. The package's service is kept from starting
-# (policy-rc.d) so nothing is left listening on port 80.
+# The packages are named in scripts/install-deps (job tls): Debian 12's
+# nginx-light when the archive has it, else nginx; its service is kept from
+# starting so nothing is left listening on port 80.
 set -eu
 sudo=
 [ "$(id -u)" -eq 0 ] || sudo=sudo
@@ -40,30 +40,4 @@ if [ "${1:-}" = openssl35 ]; then
     exit 0
 fi
 
-missing=
-{ command -v gnutls-cli && command -v gnutls-serv; } >/dev/null 2>&1 || missing="$missing gnutls-bin"
-command -v curl >/dev/null 2>&1 || missing="$missing curl"
-if ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ]; then
-    if apt-cache policy nginx-light 2>/dev/null | grep -q 'Candidate: [0-9]'; then
-        missing="$missing nginx-light"
-    else
-        missing="$missing nginx"
-    fi
-fi
-[ -z "$missing" ] && { echo "tls-deps: nothing to install"; exit 0; }
-
-echo "tls-deps: installing:$missing"
-export DEBIAN_FRONTEND=noninteractive
-prc=/usr/sbin/policy-rc.d
-own_prc=
-if [ ! -e "$prc" ]; then
-    printf '#!/bin/sh\nexit 101\n' | $sudo tee "$prc" >/dev/null
-    $sudo chmod 755 "$prc"
-    own_prc=1
-fi
-rc=0
-$sudo apt-get update -qq || rc=$?
-# shellcheck disable=SC2086
-[ $rc -ne 0 ] || $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null || rc=$?
-[ -z "$own_prc" ] || $sudo rm -f "$prc"
-exit $rc
+exec sh "$(dirname "$0")/../scripts/install-deps" tls

@@ -5,7 +5,12 @@
  * to one core. Measurements alternate between the two providers, repeat, and
  * keep the best of each, so a noisy machine hurts both alike.
  *
- *   bench [--quick] [--only chacha20|aead|poly1305] [--openssl-avx2]
+ *   bench [--quick] [--only chacha20|aead|poly1305] [--openssl-avx2] [--csv FILE]
+ *
+ * --csv FILE appends one row per cell (mode,pattern,bytes,ours_mbs,
+ * default_mbs,ratio) and, when FILE is empty, a header; bench/chart.sh
+ * draws the chart from it. Every fetch is checked to come from the
+ * provider it names, so "ours" is always this provider.
  *
  * --openssl-avx2 re-runs itself with OPENSSL_ia32cap masking OpenSSL's
  * AVX-512 paths (leaving AVX2) and pins our ChaCha20/Poly1305 to AVX2, to
@@ -29,6 +34,8 @@ static unsigned char *inbuf, *outbuf, *ctbuf;  /* ctbuf: a record to open */
 static const unsigned char key[32] = { 0x42 };
 static unsigned char iv[16];
 static int quick;
+static FILE *csv;
+static const char *mode = "native";
 
 static double now(void)
 {
@@ -125,14 +132,20 @@ static void job_setup(job *j, const char *propq)
 
     if (strcmp(j->alg, "POLY1305") == 0) {
         j->mac = EVP_MAC_fetch(libctx, j->alg, propq);
-        if (j->mac == NULL)
-            die("EVP_MAC_fetch");
+        if (j->mac == NULL
+            || strcmp(OSSL_PROVIDER_get0_name(EVP_MAC_get0_provider(j->mac)),
+                      strchr(propq, '=') + 1) != 0)
+            die("EVP_MAC_fetch from the named provider");
         return;
     }
     j->cipher = EVP_CIPHER_fetch(libctx, j->alg, propq);
     j->ctx = EVP_CIPHER_CTX_new();
     if (j->cipher == NULL || j->ctx == NULL)
         die("EVP_CIPHER_fetch");
+    /* propq is "provider=NAME": the cipher must come from NAME */
+    if (strcmp(OSSL_PROVIDER_get0_name(EVP_CIPHER_get0_provider(j->cipher)),
+               strchr(propq, '=') + 1) != 0)
+        die("fetching from the named provider");
     memset(iv, 0, sizeof(iv));
     if (!EVP_CipherInit_ex(j->ctx, j->cipher, NULL, key, iv, 1))
         die("init");
@@ -207,6 +220,9 @@ static void table(const char *title, const char *alg, int enc, run_fn *fn)
         }
         printf("%10zu %12.1f %12.1f %7.2fx\n", sizes[i], best_o, best_d, best_o / best_d);
         fflush(stdout);
+        if (csv != NULL)
+            fprintf(csv, "%s,\"%s\",%zu,%.1f,%.1f,%.4f\n", mode, title, sizes[i],
+                    best_o, best_d, best_o / best_d);
         job_free(&ours);
         job_free(&dflt);
     }
@@ -215,25 +231,45 @@ static void table(const char *title, const char *alg, int enc, run_fn *fn)
 static void print_header(void)
 {
     FILE *f = fopen("/proc/cpuinfo", "r");
-    char line[512];
+    char line[4096], cpu[256] = "unknown", isa[128] = "";
     const char *c20 = NULL, *p1305 = NULL;
+    static const char *const feats[] = { "avx512f", "avx512vl", "avx512ifma", "avx2", "ssse3" };
+    size_t k;
     OSSL_PROVIDER *prov = OSSL_PROVIDER_load(libctx, "chacha");
     OSSL_PARAM p[3] = { OSSL_PARAM_construct_utf8_ptr("chacha20-impl", (char **)&c20, 0),
                         OSSL_PARAM_construct_utf8_ptr("poly1305-impl", (char **)&p1305, 0),
                         OSSL_PARAM_END };
 
-    while (f != NULL && fgets(line, sizeof(line), f) != NULL)
-        if (strncmp(line, "model name", 10) == 0) {
-            printf("cpu: %s", strchr(line, ':') + 2);
-            break;
+    /* the model name and the SIMD the CPU has (the name alone may be bare) */
+    while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
+        if (strncmp(line, "model name", 10) == 0 && strcmp(cpu, "unknown") == 0) {
+            snprintf(cpu, sizeof(cpu), "%s", strchr(line, ':') + 2);
+            cpu[strcspn(cpu, "\n")] = '\0';
+        } else if (strncmp(line, "flags", 5) == 0 && isa[0] == '\0') {
+            for (k = 0; k < sizeof(feats) / sizeof(feats[0]); k++) {
+                char w[32];
+
+                snprintf(w, sizeof(w), " %s ", feats[k]);
+                line[strcspn(line, "\n")] = ' ';
+                if (strstr(line, w) != NULL && strlen(isa) + strlen(feats[k]) + 2 < sizeof(isa))
+                    strcat(strcat(isa, isa[0] ? " " : ""), feats[k]);
+            }
         }
+    }
     if (f != NULL)
         fclose(f);
+    printf("cpu: %s (%s)\n", cpu, isa);
     if (prov == NULL || !OSSL_PROVIDER_get_params(prov, p))
         die("loading the chacha provider");
     printf("openssl: %s\n", OpenSSL_version(OPENSSL_VERSION));
     printf("OPENSSL_ia32cap: %s\n", getenv("OPENSSL_ia32cap") ? getenv("OPENSSL_ia32cap") : "(unset)");
     printf("chacha provider backends: chacha20=%s poly1305=%s\n", c20, p1305);
+    if (csv != NULL) {
+        fprintf(csv, "# cpu: %s (%s)\n", cpu, isa);
+        fprintf(csv, "# openssl: %s\n", OpenSSL_version(OPENSSL_VERSION));
+        fprintf(csv, "# %s: chacha20=%s poly1305=%s OPENSSL_ia32cap=%s\n", mode, c20, p1305,
+                getenv("OPENSSL_ia32cap") ? getenv("OPENSSL_ia32cap") : "(unset)");
+    }
     printf("pinned to cpu %d; best of %d alternating samples per cell\n",
            sched_getcpu(), quick ? 3 : 7);
 }
@@ -258,13 +294,19 @@ int main(int argc, char **argv)
             execv("/proc/self/exe", argv);
             die("re-exec");
         } else if (strcmp(argv[i], "--quiet-mode-avx2") == 0) {
-            /* already re-executed */
+            mode = "openssl-avx2";     /* already re-executed */
+        } else if (strcmp(argv[i], "--csv") == 0 && i + 1 < argc) {
+            csv = fopen(argv[++i], "a");
+            if (csv == NULL)
+                die("opening the CSV file");
         } else {
-            fprintf(stderr, "usage: %s [--quick] [--only chacha20|aead|poly1305] [--openssl-avx2]\n",
+            fprintf(stderr, "usage: %s [--quick] [--only chacha20|aead|poly1305] [--openssl-avx2] [--csv FILE]\n",
                     argv[0]);
             return 2;
         }
     }
+    if (csv != NULL && fseek(csv, 0, SEEK_END) == 0 && ftell(csv) == 0)
+        fprintf(csv, "mode,pattern,bytes,ours_mbs,default_mbs,ratio\n");
     CPU_ZERO(&set);
     CPU_SET(sched_getcpu(), &set);
     sched_setaffinity(0, sizeof(set), &set);
@@ -308,6 +350,8 @@ int main(int argc, char **argv)
         }
     }
     OSSL_LIB_CTX_free(libctx);
+    if (csv != NULL)
+        fclose(csv);
     free(inbuf);
     free(outbuf);
     free(ctbuf);

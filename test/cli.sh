@@ -19,6 +19,11 @@ check() { # check "label" command...
     label=$1; shift
     if "$@" >"$tmp/out" 2>&1; then ok "$label"; else bad "$label"; sed 's/^/#   /' "$tmp/out"; fi
 }
+# must "label" command...: a step whose failure counts (its success is not a check)
+must() {
+    label=$1; shift
+    "$@" 2>"$tmp/err" || { bad "$label: exit $?"; sed 's/^/#   /' "$tmp/err"; }
+}
 
 ours="-provider chacha -provider default -propquery provider=chacha"
 # checks of the backend choice itself must not inherit a pinned backend
@@ -38,30 +43,55 @@ for n in 0 1 63 64 65 1000 65537 1048583; do
     head -c "$n" /dev/urandom >"$tmp/pt"
     key=$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n')
     iv=$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')
-    $OPENSSL enc -chacha20 -K "$key" -iv "$iv" -in "$tmp/pt" -out "$tmp/ct.ours" $ours 2>"$tmp/err" || cat "$tmp/err"
-    $OPENSSL enc -chacha20 -K "$key" -iv "$iv" -in "$tmp/pt" -out "$tmp/ct.dflt" $dflt 2>"$tmp/err" || cat "$tmp/err"
+    rm -f "$tmp/ct.ours" "$tmp/ct.dflt" "$tmp/rt1" "$tmp/rt2"
+    must "enc $n bytes with ours" $OPENSSL enc -chacha20 -K "$key" -iv "$iv" -in "$tmp/pt" -out "$tmp/ct.ours" $ours
+    must "enc $n bytes with default" $OPENSSL enc -chacha20 -K "$key" -iv "$iv" -in "$tmp/pt" -out "$tmp/ct.dflt" $dflt
     check "enc $n bytes: same ciphertext as default" cmp "$tmp/ct.ours" "$tmp/ct.dflt"
-    $OPENSSL enc -d -chacha20 -K "$key" -iv "$iv" -in "$tmp/ct.ours" -out "$tmp/rt1" $dflt 2>"$tmp/err" || cat "$tmp/err"
+    must "enc -d $n bytes with default" $OPENSSL enc -d -chacha20 -K "$key" -iv "$iv" -in "$tmp/ct.ours" -out "$tmp/rt1" $dflt
     check "enc $n bytes: ours -> default -d round trip" cmp "$tmp/rt1" "$tmp/pt"
-    $OPENSSL enc -d -chacha20 -K "$key" -iv "$iv" -in "$tmp/ct.dflt" -out "$tmp/rt2" $ours 2>"$tmp/err" || cat "$tmp/err"
+    must "enc -d $n bytes with ours" $OPENSSL enc -d -chacha20 -K "$key" -iv "$iv" -in "$tmp/ct.dflt" -out "$tmp/rt2" $ours
     check "enc $n bytes: default -> ours -d round trip" cmp "$tmp/rt2" "$tmp/pt"
 done
 
 # password mode (PBKDF2 from the default provider, cipher from ours)
 head -c 5000 /dev/urandom >"$tmp/pt"
-$OPENSSL enc -chacha20 -pbkdf2 -pass pass:secret -in "$tmp/pt" -out "$tmp/ct" $ours 2>/dev/null
-$OPENSSL enc -d -chacha20 -pbkdf2 -pass pass:secret -in "$tmp/ct" -out "$tmp/rt" $dflt 2>/dev/null
+must "enc -pbkdf2 with ours" $OPENSSL enc -chacha20 -pbkdf2 -pass pass:secret -in "$tmp/pt" -out "$tmp/ct" $ours
+must "enc -d -pbkdf2 with default" $OPENSSL enc -d -chacha20 -pbkdf2 -pass pass:secret -in "$tmp/ct" -out "$tmp/rt" $dflt
 check "enc -pbkdf2: ours -> default round trip" cmp "$tmp/rt" "$tmp/pt"
 
 # the counter carry: IV counter 0xffffffff, 3 blocks cross into IV bytes 4-7
 head -c 192 /dev/zero >"$tmp/z"
 key=000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f
-$OPENSSL enc -chacha20 -K $key -iv ffffffff050000000000000000000000 -in "$tmp/z" -out "$tmp/c1" $ours
-$OPENSSL enc -chacha20 -K $key -iv ffffffff050000000000000000000000 -in "$tmp/z" -out "$tmp/c2" $dflt
+must "enc counter carry with ours" $OPENSSL enc -chacha20 -K $key -iv ffffffff050000000000000000000000 -in "$tmp/z" -out "$tmp/c1" $ours
+must "enc counter carry with default" $OPENSSL enc -chacha20 -K $key -iv ffffffff050000000000000000000000 -in "$tmp/z" -out "$tmp/c2" $dflt
 check "enc counter carry into IV bytes 4-7 matches default" cmp "$tmp/c1" "$tmp/c2"
 
-check "speed -evp chacha20 runs with the provider" \
-    sh -c "$OPENSSL speed -seconds 1 -bytes 1024 -evp chacha20 $ours | grep -qi chacha20"
+# `openssl speed` fetches the -evp cipher when it parses -evp: the provider
+# options must come first, else the default provider is measured. Ours must
+# carry the run (its trace shows a context of ours), the default-only run
+# must not, and the wrong order is the negative control (no context of ours).
+speed_run() { # speed_run OUT -evp-and-provider-options...
+    out=$1; shift
+    CHACHA_PROVIDER_DEBUG=1 $OPENSSL speed -seconds 1 -bytes 1024 "$@" >"$out" 2>&1
+}
+for alg in "chacha20:ChaCha20:" "chacha20-poly1305:ChaCha20-Poly1305:-aead"; do
+    name=${alg%%:*}; rest=${alg#*:}; ctx=${rest%%:*}; aead=${rest#*:}
+    # shellcheck disable=SC2086
+    speed_run "$tmp/sp.ours" $ours $aead -evp $name
+    check "speed ${aead:+$aead }-evp $name (provider options first): a result row" \
+        grep -q -i "^$name " "$tmp/sp.ours"
+    check "speed ${aead:+$aead }-evp $name (provider options first): our provider carried the run" \
+        grep -q "new $ctx context" "$tmp/sp.ours"
+    # shellcheck disable=SC2086
+    speed_run "$tmp/sp.dflt" $dflt $aead -evp $name
+    check "speed ${aead:+$aead }-evp $name -provider default: a result row" grep -q -i "^$name " "$tmp/sp.dflt"
+    check "speed ${aead:+$aead }-evp $name -provider default: no context of ours" \
+        sh -c "! grep -q 'new $ctx context' '$tmp/sp.dflt'"
+    # shellcheck disable=SC2086
+    speed_run "$tmp/sp.late" $aead -evp $name $ours
+    check "speed ${aead:+$aead }-evp $name with provider options after -evp: default measured (no context of ours)" \
+        sh -c "grep -q -i '^$name ' '$tmp/sp.late' && ! grep -q 'new $ctx context' '$tmp/sp.late'"
+done
 
 # chacha-provider.cnf: no -provider flags; the debug trace proves ours ran
 head -c 3000 /dev/urandom >"$tmp/pt"

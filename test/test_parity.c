@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Parity with OpenSSL's default provider. "ChaCha20" and "ChaCha20-Poly1305"
- * are fetched from "chacha" and from "default" in one OSSL_LIB_CTX; every case
+ * Parity with OpenSSL's default provider. "ChaCha20", "ChaCha20-Poly1305"
+ * and the "POLY1305" MAC are fetched from "chacha" and from "default" in one
+ * OSSL_LIB_CTX; every case
  * runs the same EVP call sequence once per provider while recording each
  * return code, outl, output byte and error (library + reason) into a trace,
  * and the two traces must be equal step by step. An error we raise where the
@@ -11,7 +12,7 @@
  *
  * Sections: metadata, ctx params, init splits, ChaCha20 streams, AEAD
  * messages, TLS 1.2 records, odd-but-legal sequences, deviations, random
- * differential.
+ * differential, POLY1305 MAC (named sequences and random).
  * Environment: CHACHA_TEST_ITERATIONS (random iterations, default 6000),
  *              CHACHA_TEST_SEED (random seed, printed on every run),
  *              CHACHA_TEST_VERBOSE=1 (list every named case).
@@ -2174,6 +2175,129 @@ static int default_cipher_final_unchecked(void)
     return unchecked;
 }
 
+/* ------------------------------------------------------------------------ */
+/* POLY1305 MAC: the same call sequence on both providers' EVP_MAC          */
+
+static EVP_MAC *mac[2];
+
+typedef struct {
+    const unsigned char *key;
+    const unsigned char *msg;
+    size_t len;
+    size_t ch[MAXCH];
+    int n_ch;
+    int key_param;             /* key through OSSL_MAC_PARAM_KEY, not init's argument */
+    int dup_after;             /* dup after this many chunks, finish on the copy (-1: never) */
+    int reuse;                 /* after final: init(NULL) again (a reused one-time key) */
+} mac_spec;
+
+static void seq_mac(const EVP_CIPHER *c, const void *arg)
+{
+    const mac_spec *m = arg;
+    EVP_MAC_CTX *x = EVP_MAC_CTX_new(mac[is_ours() ? OURS : DFLT]), *y;
+    unsigned char tag[TAGLEN + 1];
+    size_t off = 0, outl = 0;
+    int i;
+
+    (void)c;
+    r_int(x != NULL, "mac ctx new");
+    if (x == NULL)
+        return;
+    if (m->key_param) {
+        OSSL_PARAM p[2] = {
+            OSSL_PARAM_construct_octet_string(OSSL_MAC_PARAM_KEY, (void *)m->key, 32),
+            OSSL_PARAM_END
+        };
+
+        r_rc(EVP_MAC_init(x, NULL, 0, p), "mac init, key param");
+    } else {
+        r_rc(EVP_MAC_init(x, m->key, 32, NULL), "mac init");
+    }
+    r_int((long long)EVP_MAC_CTX_get_mac_size(x), "mac size");
+    for (i = 0; i < m->n_ch; i++) {
+        if (i == m->dup_after) {
+            y = EVP_MAC_CTX_dup(x);
+            r_int(y != NULL, "dup after %d", i);
+            if (y != NULL) {
+                EVP_MAC_CTX_free(x);
+                x = y;
+            }
+        }
+        r_rc(EVP_MAC_update(x, m->msg + off, m->ch[i]), "update %d (%zu)", i, m->ch[i]);
+        off += m->ch[i];
+    }
+    memset(tag, 0, sizeof(tag));
+    r_rc(EVP_MAC_final(x, tag, &outl, sizeof(tag)), "final");
+    r_int((long long)outl, "outl");
+    r_bytes(tag, outl, "tag");
+    if (m->reuse)
+        r_rc(EVP_MAC_init(x, NULL, 0, NULL) > 0, "init again without a key");
+    EVP_MAC_CTX_free(x);
+}
+
+static void mac_cases(uint64_t seed, unsigned long iters)
+{
+    static const size_t lens[] = { 0, 1, 15, 16, 17, 63, 64, 65, 255, 256, 257,
+                                   1000, 4096, MAXLEN };
+    static const size_t pat_a[] = { 1, 63, 65, 7, 100, 64 }, pat_16[] = { 16 },
+                        pat_z[] = { 0, 3, 0, 29 };
+    static const struct { const size_t *pat; int n; const char *what; } pats[] = {
+        { NULL, 0, "one shot" }, { pat_a, 6, "1,63,65,7,100,64" },
+        { pat_16, 1, "16s" }, { pat_z, 4, "0,3,0,29" },
+    };
+    mac_spec m;
+    char name[96];
+    size_t l;
+    int k;
+    uint64_t ms = seed ^ 0x706f6c79ULL;
+    unsigned char rkey[32];
+    unsigned long it;
+
+    for (l = 0; l < sizeof(lens) / sizeof(lens[0]); l++)
+        for (k = 0; k < 4; k++) {
+            memset(&m, 0, sizeof(m));
+            m.key = KEY1;
+            m.msg = PT;
+            m.len = lens[l];
+            chunks(m.ch, &m.n_ch, m.len, pats[k].pat, pats[k].n);
+            m.dup_after = k == 1 ? 2 : -1;
+            m.key_param = k == 2;
+            m.reuse = k == 3 && (l == 0 || l == 6);   /* one note each suffices */
+            snprintf(name, sizeof(name), "POLY1305 %zu bytes, %s%s%s%s", lens[l],
+                     pats[k].what, m.dup_after >= 0 ? ", dup" : "",
+                     m.key_param ? ", key param" : "", m.reuse ? ", key reused" : "");
+            cur_case = name;
+            n_parity++;
+            record(OURS, NULL, seq_mac, &m);
+            record(DFLT, NULL, seq_mac, &m);
+            compare_traces(1, NULL);
+        }
+    /* random keys, lengths and chunkings */
+    for (it = 0; it < iters; it++) {
+        size_t pat[4];
+        int np = (int)(sm64(&ms) % 5);
+
+        fill(&ms, rkey, sizeof(rkey));
+        for (k = 0; k < np; k++)
+            pat[k] = (size_t)(sm64(&ms) % 300);
+        memset(&m, 0, sizeof(m));
+        m.key = rkey;
+        m.msg = PT + sm64(&ms) % 64;
+        m.len = (size_t)(sm64(&ms) % 5000);
+        chunks(m.ch, &m.n_ch, m.len, pat, np);
+        m.dup_after = (int)(sm64(&ms) % 8) - 1;
+        m.key_param = (int)(sm64(&ms) & 1);
+        snprintf(name, sizeof(name), "POLY1305 random #%lu (%zu bytes)", it, m.len);
+        cur_case = name;
+        n_parity++;
+        record(OURS, NULL, seq_mac, &m);
+        record(DFLT, NULL, seq_mac, &m);
+        compare_traces(0, NULL);
+    }
+    printf("# POLY1305 MAC: %zu named sequences, %lu random\n",
+           sizeof(lens) / sizeof(lens[0]) * 4, iters);
+}
+
 int main(void)
 {
     static const size_t splits_c20[] = { 0, 1, 37, 63, 64, 65, 100 };
@@ -2208,8 +2332,11 @@ int main(void)
     dflt_cipher_final_unchecked = default_cipher_final_unchecked();
     c20[DFLT] = tu_fetch_default("ChaCha20");
     cp[DFLT] = tu_fetch_default("ChaCha20-Poly1305");
+    mac[OURS] = EVP_MAC_fetch(tu_libctx, "POLY1305", TU_PROPQ_OURS);
+    mac[DFLT] = EVP_MAC_fetch(tu_libctx, "POLY1305", TU_PROPQ_DEFAULT);
     if (!TU_CHECK(c20[OURS] && cp[OURS] && c20[DFLT] && cp[DFLT],
-                  "fetching both ciphers from both providers"))
+                  "fetching both ciphers from both providers")
+        || !TU_CHECK(mac[OURS] && mac[DFLT], "fetching POLY1305 from both providers"))
         goto end;
 
     fill(&ds, PT, sizeof(PT));
@@ -2554,6 +2681,7 @@ int main(void)
     printf("# random differential: %lu iterations in %.2fs\n", iters,
            (double)(clock() - t0) / CLOCKS_PER_SEC);
     free(r_ct);
+    mac_cases(seed, iters / 10);
     printf("# %lu parity cases (%lu random), %lu deviation cases, %lu notes "
            "(errors raised by ours where the default raises none)\n",
            n_parity, iters, n_deviation, notes);
@@ -2567,5 +2695,7 @@ int main(void)
     EVP_CIPHER_free(cp[OURS]);
     EVP_CIPHER_free(c20[DFLT]);
     EVP_CIPHER_free(cp[DFLT]);
+    EVP_MAC_free(mac[OURS]);
+    EVP_MAC_free(mac[DFLT]);
     return tu_finish();
 }

@@ -12,15 +12,34 @@
  *     halves (r clamped),
  *   - the keystream of the last block used (partial last block).
  * A freed block that still holds one of them is a failure, reported with
- * the allocation site. After a re-init with a new key, every live block is
- * searched for the old key (it must be gone from the context); after an AEAD
- * Final, for the message's one-time key.
+ * the allocation site. The module frees its contexts with
+ * OPENSSL_clear_free(), so a freed context is already zero when the hook
+ * sees it: the freed-block checks catch copies the module makes elsewhere,
+ * not a missing wipe inside a context. Those are caught by the live scans:
+ * after a re-init with a new key every live block is searched for the old
+ * key; after an AEAD Final, and after a POLY1305 MAC final, for the
+ * message's one-time key (whole, r clamped, s), which the Poly1305 emit must
+ * have wiped while the context lives on.
+ *
+ * Stack: the kernels run on a thread whose stack is a buffer of this test,
+ * filled with a pattern first; after the thread ends the buffer is searched
+ * for 16-byte windows of the key, of a key word broadcast (a vector of one
+ * key word), of the keystream of every block the message used, and of the
+ * one-time key. A kernel that leaves key-derived state unwiped on its stack
+ * fails here. (Intermediate round state is not recognisable this way;
+ * keystream, key and broadcast key are.) Not under ASan, whose fake stacks
+ * move locals off the thread stack.
+ *
+ * Positive controls: a block freed with a secret in it, a live block holding
+ * one, and a function that leaves one on its stack must each be caught.
  *
  * Scenarios: both ciphers, after key set, after encrypt/decrypt (in pieces,
  * so the partial-block keystream cache is used), after EVP_CIPHER_CTX_copy,
- * freed mid-message, TLS 1.2 records. Runs once per backend through
- * test/run-backends. Links libtestutil + libcrypto; needs OPENSSL_MODULES.
+ * freed mid-message, TLS 1.2 records, the POLY1305 MAC. Runs once per
+ * backend through test/run-backends. Links libtestutil + libcrypto;
+ * needs OPENSSL_MODULES.
  */
+#define _GNU_SOURCE 1        /* pthread_attr_setstack */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -372,6 +391,32 @@ static void c20_scenarios(void)
     end(v);
 }
 
+/*
+ * After Final the context still holds the key (and the cached keystream of
+ * a partial last block, until the next IV or the free): no added exposure.
+ * The one-time key must be gone: the Poly1305 emit wipes its state.
+ */
+static void live_after_final(const unsigned char key[32],
+                             const unsigned char nonce[12],
+                             const unsigned char *last_ks)
+{
+    int n = n_secrets;
+
+    n_secrets = 0;
+    arm_otk(key, nonce, "finished message");
+    TU_CHECK(scan_live("live after Final") == 0,
+             "[%s] the one-time key is still in the live context after Final",
+             scenario);
+    if (last_ks != NULL) {
+        n_secrets = 0;
+        arm("finished message's last keystream block", last_ks, 64);
+        if (scan_live("live after Final (information only)") != 0)
+            printf("#   [%s] note: the above stays in the live context until "
+                   "the next IV or free (the key is there too)\n", scenario);
+    }
+    n_secrets = n;
+}
+
 /* ChaCha20-Poly1305 */
 static void aead_scenarios(void)
 {
@@ -401,22 +446,7 @@ static void aead_scenarios(void)
     EVP_EncryptUpdate(ctx, out + 30, &outl, PT + 30, 70);
     EVP_EncryptFinal_ex(ctx, out, &outl);
     EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, 16, tag);
-    {
-        int n = n_secrets;
-
-        n_secrets = 0;
-        arm_otk(KEY1, NONCE, "finished message");
-        arm("finished message's last keystream block", ks, 64);
-        /*
-         * Information only: the context still holds the key, so what else
-         * it holds after Final adds no exposure (the cached keystream of a
-         * partial last block stays until the next IV or the free).
-         */
-        if (scan_live("live after Final (information only)") != 0)
-            printf("#   [%s] note: the above stays in the live context until "
-                   "the next IV or free (the key is there too)\n", scenario);
-        n_secrets = n;
-    }
+    live_after_final(KEY1, NONCE, ks);
     EVP_CIPHER_CTX_free(ctx);
     end(v);
 
@@ -433,6 +463,7 @@ static void aead_scenarios(void)
     EVP_DecryptUpdate(ctx, out + 30, &outl, out + 130, 70);
     TU_CHECK(EVP_DecryptFinal_ex(ctx, out + 200, &outl) == 1
              && memcmp(out, PT, 100) == 0, "[%s] round trip", scenario);
+    live_after_final(KEY1, NONCE, ks);
     EVP_CIPHER_CTX_free(ctx);
     end(v);
 
@@ -508,6 +539,330 @@ static void aead_scenarios(void)
     end(v);
 }
 
+/* POLY1305 MAC: after final the live context must not hold r or s */
+static void mac_scenarios(void)
+{
+    EVP_MAC *m = EVP_MAC_fetch(tu_libctx, "POLY1305", TU_PROPQ_OURS);
+    EVP_MAC_CTX *x = NULL;
+    unsigned char tag[16], r[16];
+    size_t outl;
+    unsigned long v;
+
+    if (!TU_CHECK(m != NULL, "fetch POLY1305 from %s", TU_OURS))
+        return;
+    memcpy(r, KEY1, 16);
+    r[3] &= 15; r[7] &= 15; r[11] &= 15; r[15] &= 15;
+    r[4] &= 252; r[8] &= 252; r[12] &= 252;
+    begin("POLY1305 MAC");
+    v = violations;
+    arm("MAC key", KEY1, 32);
+    arm("MAC key r (clamped)", r, 16);
+    arm("MAC key s", KEY1 + 16, 16);
+    x = EVP_MAC_CTX_new(m);
+    TU_CHECK(x != NULL && EVP_MAC_init(x, KEY1, 32, NULL)
+             && EVP_MAC_update(x, PT, 17) && EVP_MAC_update(x, PT + 17, 283)
+             && EVP_MAC_final(x, tag, &outl, sizeof(tag)), "[%s] MAC", scenario);
+    TU_CHECK(scan_live("live after MAC final") == 0,
+             "[%s] the MAC key is still in the live context after final", scenario);
+    EVP_MAC_CTX_free(x);
+    end(v);
+    EVP_MAC_free(m);
+}
+
+/* ---- stack scans ----------------------------------------------------- */
+
+#define STACK_SIZE (256 * 1024)
+#define STACK_FILL 0x5a
+#define WIN 16
+#define MAXWIN 8192
+
+/* the 16-byte windows to look for, sorted for bsearch, with their names */
+typedef struct {
+    unsigned char b[WIN];
+    const char *what;
+} window;
+static window wins[MAXWIN];
+static size_t n_wins;
+
+static void add_windows(const unsigned char *p, size_t len, const char *what)
+{
+    size_t o;
+
+    for (o = 0; o + WIN <= len && n_wins < MAXWIN; o += 4) {
+        memcpy(wins[n_wins].b, p + o, WIN);
+        wins[n_wins++].what = what;
+    }
+}
+
+static int win_cmp(const void *a, const void *b)
+{
+    return memcmp(a, b, WIN);
+}
+
+/* the key, each key word broadcast, the keystream of blocks ctr..ctr+nblk */
+static void arm_stack_secrets(const unsigned char key[32], uint32_t ctr,
+                              const unsigned char nonce[12], size_t nblk)
+{
+    unsigned char ks[64], bc[WIN];
+    size_t i;
+    int w;
+
+    n_wins = 0;
+    add_windows(key, 32, "key");
+    for (w = 0; w < 8; w++) {
+        for (i = 0; i < WIN; i += 4)
+            memcpy(bc + i, key + 4 * w, 4);
+        add_windows(bc, WIN, "broadcast key word");
+    }
+    for (i = 0; i < nblk; i++) {
+        chacha_block(key, ctr + (uint32_t)i, nonce, ks);
+        add_windows(ks, 64, i == 0 && ctr == 0 ? "block 0 (one-time key)" : "keystream");
+    }
+    qsort(wins, n_wins, sizeof(wins[0]), win_cmp);
+}
+
+typedef struct {
+    void (*fn)(void *);
+    void *arg;
+} stack_job;
+
+static void *stack_thread(void *arg)
+{
+    stack_job *j = arg;
+
+    j->fn(j->arg);
+    return NULL;
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+# define NO_STACK_SCAN 1
+#elif defined(__has_feature)
+# if __has_feature(address_sanitizer)
+#  define NO_STACK_SCAN 1
+# endif
+#endif
+
+/*
+ * Runs fn(arg) on a thread whose stack is a pattern-filled buffer, then
+ * searches the buffer for the armed windows. Returns the number of hits
+ * (printed with their depth), or -1 if the thread could not run.
+ */
+static int stack_scan(void (*fn)(void *), void *arg, const char *what)
+{
+    static unsigned char *stk;
+    const char *env = getenv("CHACHA_TEST_VERBOSE");
+    int verbose = env != NULL && *env != '\0' && *env != '0';
+    pthread_attr_t at;
+    pthread_t t;
+    stack_job j = { fn, arg };
+    size_t i, used = 0, hits = 0;
+
+    if (stk == NULL && posix_memalign((void **)&stk, 4096, STACK_SIZE) != 0)
+        return -1;
+    memset(stk, STACK_FILL, STACK_SIZE);
+    if (pthread_attr_init(&at) != 0)
+        return -1;
+    if (pthread_attr_setstack(&at, stk, STACK_SIZE) != 0
+        || pthread_create(&t, &at, stack_thread, &j) != 0) {
+        pthread_attr_destroy(&at);
+        return -1;
+    }
+    pthread_join(t, NULL);
+    pthread_attr_destroy(&at);
+    for (i = 0; i < STACK_SIZE; i++)
+        if (stk[i] != STACK_FILL) {
+            used = STACK_SIZE - i;      /* the stack grows down */
+            break;
+        }
+    for (i = 0; i + WIN <= STACK_SIZE; i += 4) {
+        const window *w = bsearch(stk + i, wins, n_wins, sizeof(wins[0]), win_cmp);
+
+        if (w != NULL) {
+            if (hits < 6 || verbose)
+                printf("#   [%s] stack: %s at depth %zu\n", what, w->what,
+                       (size_t)STACK_SIZE - i);
+            hits++;
+        }
+    }
+    printf("#   [%s] stack: %zu of %zu used bytes searched, %zu windows found\n",
+           what, used, (size_t)STACK_SIZE, hits);
+    return (int)hits;
+}
+
+typedef struct {
+    const EVP_CIPHER *c;
+    const unsigned char *key;
+    size_t len;
+    int enc;
+    int ok;
+} cipher_run;
+
+static unsigned char big_pt[4096 + 64], big_out[4096 + 64];
+
+static void run_cipher(void *arg)
+{
+    cipher_run *r = arg;
+    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+    const unsigned char *iv = r->c == aead ? NONCE : IV16;
+    unsigned char tag[16];
+    int outl, fl;
+
+    r->ok = ctx != NULL && EVP_CipherInit_ex2(ctx, r->c, r->key, iv, r->enc, NULL);
+    if (r->ok && r->c == aead && !r->enc) {
+        memset(tag, 0, sizeof(tag));
+        EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, 16, tag);
+    }
+    if (r->ok && r->c == aead)
+        r->ok = EVP_CipherUpdate(ctx, NULL, &outl, PT, 13);
+    r->ok = r->ok && EVP_CipherUpdate(ctx, big_out, &outl, big_pt, (int)r->len);
+    if (r->ok) {
+        /* an open with a wrong tag fails here: the kernels have run */
+        fl = EVP_CipherFinal_ex(ctx, big_out + outl, &outl);
+        if (r->enc)
+            r->ok = fl == 1;
+    }
+    ERR_clear_error();
+    EVP_CIPHER_CTX_free(ctx);
+}
+
+static void run_mac(void *arg)
+{
+    cipher_run *r = arg;
+    EVP_MAC *m = EVP_MAC_fetch(tu_libctx, "POLY1305", TU_PROPQ_OURS);
+    EVP_MAC_CTX *x = m != NULL ? EVP_MAC_CTX_new(m) : NULL;
+    unsigned char tag[16];
+    size_t outl;
+
+    r->ok = x != NULL && EVP_MAC_init(x, r->key, 32, NULL)
+            && EVP_MAC_update(x, big_pt, r->len)
+            && EVP_MAC_final(x, tag, &outl, sizeof(tag));
+    EVP_MAC_CTX_free(x);
+    EVP_MAC_free(m);
+}
+
+/* the stack positive control: a copy of the key left in a dead frame */
+/* (deep in a large frame: the thread's exit path reuses the shallow part) */
+static void leave_key_on_stack(void *arg)
+{
+    volatile unsigned char copy[4096];
+    size_t i;
+
+    (void)arg;
+    for (i = 0; i < 32; i++)
+        copy[16 + i] = KEY1[i];
+    (void)copy[0];
+}
+
+/*
+ * Every operation once with KEY2, on a scan thread: the first calls made on
+ * a thread resolve lazily bound symbols, and the dynamic linker then saves
+ * every vector register on that stack -- registers a new thread inherits
+ * from the main thread, which holds KEY1 material from the scenarios
+ * above. After this, nothing is resolved lazily during the scans.
+ */
+static void warm_up(void *arg)
+{
+    static const size_t lens[] = { 64, 256, 511, 512, 1000, 4096 };
+    cipher_run r;
+    size_t i;
+
+    (void)arg;
+    for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+        r.key = KEY2;
+        r.len = lens[i];
+        r.c = c20;
+        r.enc = 1;
+        run_cipher(&r);
+        r.c = aead;
+        run_cipher(&r);
+        r.enc = 0;
+        run_cipher(&r);
+        run_mac(&r);
+    }
+}
+
+static void stack_scenarios(void)
+{
+    static const size_t lens[] = { 64, 256, 511, 512, 1000, 4096 };
+    char what[96];
+    size_t i;
+    int h, enc;
+    cipher_run r;
+
+#ifdef NO_STACK_SCAN
+    printf("# stack scans: not under AddressSanitizer (its fake stacks move the "
+           "kernels' locals off the thread stack); the plain build runs them\n");
+    return;
+#endif
+    for (i = 0; i < sizeof(big_pt); i++)
+        big_pt[i] = (unsigned char)(i * 29 + 7);   /* nonzero: ciphertext is not keystream */
+    n_wins = 0;
+    stack_scan(warm_up, NULL, "warm-up with another key");
+    /* positive control */
+    arm_stack_secrets(KEY1, 0, NONCE, 1);
+    h = stack_scan(leave_key_on_stack, NULL, "control: key left on the stack");
+    TU_CHECK(h > 0, "stack positive control: a key left on the stack was not found (%d)", h);
+
+    for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+        r.c = c20;
+        r.key = KEY1;
+        r.len = lens[i];
+        r.enc = 1;
+        arm_stack_secrets(KEY1, le32(IV16), IV16 + 4, (lens[i] + 63) / 64);
+        snprintf(what, sizeof(what), "ChaCha20 %zu bytes", lens[i]);
+        h = stack_scan(run_cipher, &r, what);
+        TU_CHECK(r.ok && h == 0, "[%s] key-derived state left on the stack "
+                 "(%d windows; run ok %d)", what, h, r.ok);
+        for (enc = 1; enc >= 0; enc--) {
+            r.c = aead;
+            r.enc = enc;
+            arm_stack_secrets(KEY1, 0, NONCE, (lens[i] + 63) / 64 + 1);
+            snprintf(what, sizeof(what), "ChaCha20-Poly1305 %s %zu bytes",
+                     enc ? "seal" : "open", lens[i]);
+            h = stack_scan(run_cipher, &r, what);
+            TU_CHECK((r.ok || !enc) && h == 0, "[%s] key-derived state left on "
+                     "the stack (%d windows)", what, h);
+        }
+    }
+    r.len = 4096;
+    r.key = KEY1;
+    n_wins = 0;
+    {
+        unsigned char rr[16];
+
+        memcpy(rr, KEY1, 16);
+        rr[3] &= 15; rr[7] &= 15; rr[11] &= 15; rr[15] &= 15;
+        rr[4] &= 252; rr[8] &= 252; rr[12] &= 252;
+        add_windows(KEY1, 32, "MAC key");
+        add_windows(rr, 16, "MAC key r (clamped)");
+        qsort(wins, n_wins, sizeof(wins[0]), win_cmp);
+    }
+    h = stack_scan(run_mac, &r, "POLY1305 4096 bytes");
+    TU_CHECK(r.ok && h == 0, "[POLY1305] key left on the stack (%d windows)", h);
+}
+
+/* freed and live positive controls: the hook and the live scan do see */
+static void heap_controls(void)
+{
+    unsigned long v = violations;
+    unsigned char *p;
+
+    begin("control: secret freed unwiped");
+    arm("key", KEY1, 32);
+    p = OPENSSL_malloc(100);
+    if (!TU_CHECK(p != NULL, "OPENSSL_malloc"))
+        return;
+    memcpy(p + 33, KEY1, 32);
+    TU_CHECK(scan_live("control: live") > 0,
+             "live-scan positive control: a live block holding the key was not found");
+    OPENSSL_free(p);
+    TU_CHECK(violations == v + 1,
+             "freed-block positive control: an unwiped freed block was not caught");
+    violations = v;
+    printf("#   [%s] ok: caught (as it must be)\n", scenario);
+    n_secrets = 0;
+}
+
 int main(void)
 {
     size_t i;
@@ -535,8 +890,11 @@ int main(void)
     aead = tu_fetch_ours("ChaCha20-Poly1305");
     if (c20 == NULL || aead == NULL)
         return tu_finish();
+    heap_controls();
     c20_scenarios();
     aead_scenarios();
+    mac_scenarios();
+    stack_scenarios();
     printf("# allocator: %lu allocations, %lu frees seen (module and libcrypto)\n",
            n_allocs, n_frees);
     TU_CHECK(n_allocs > 0 && n_frees > 0, "the custom allocator saw nothing");

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Threads: 8 worker threads encrypt and decrypt with their own contexts
- * (both ciphers, random lengths and chunking), checking every ciphertext
- * and tag against OpenSSL's default provider, on ciphers fetched once and
- * shared; meanwhile 2 churn threads repeatedly create an OSSL_LIB_CTX, load
- * the chacha provider into it (through a config file naming a backend, a
- * different one each time, when CHACHA_PROVIDER_IMPL is not set), check the
- * backend it reports, fetch and use ChaCha20-Poly1305, and free everything.
+ * (both ciphers, random lengths and chunking) and compute POLY1305 MACs,
+ * checking every ciphertext and tag against OpenSSL's default provider, on
+ * ciphers and MACs fetched once and shared; meanwhile 2 churn threads
+ * repeatedly create an OSSL_LIB_CTX, load the chacha provider into it
+ * (through a config file naming a backend, a different one each time, when
+ * CHACHA_PROVIDER_IMPL is not set), check the backend it reports, fetch and
+ * use ChaCha20-Poly1305 and POLY1305, and free everything.
  * Backend choice is per provider load, so each load must report what its
  * config asked for while the workers keep theirs.
  *
@@ -35,6 +36,7 @@
 #define MAXLEN 4096
 
 static EVP_CIPHER *ours[2], *dflt[2];   /* [aead] */
+static EVP_MAC *mac_ours, *mac_dflt;
 static volatile int stop;               /* written once by main */
 static pthread_mutex_t stop_lock = PTHREAD_MUTEX_INITIALIZER;
 static double seconds = 4;
@@ -112,6 +114,26 @@ static int seal(const EVP_CIPHER *c, int aead, const unsigned char *key,
     return ok;
 }
 
+/* POLY1305 over len bytes in random pieces; returns 1 and the tag */
+static int mac(EVP_MAC *m, const unsigned char key[32], const unsigned char *in,
+               size_t len, unsigned char tag[16], uint64_t *rs)
+{
+    EVP_MAC_CTX *ctx = EVP_MAC_CTX_new(m);
+    size_t done = 0, outl = 0;
+    int ok;
+
+    ok = ctx != NULL && EVP_MAC_init(ctx, key, 32, NULL);
+    while (ok && done < len) {
+        size_t n = 1 + sm64(rs) % (len - done);
+
+        ok = EVP_MAC_update(ctx, in + done, n);
+        done += n;
+    }
+    ok = ok && EVP_MAC_final(ctx, tag, &outl, 16) && outl == 16;
+    EVP_MAC_CTX_free(ctx);
+    return ok;
+}
+
 static void *worker(void *arg)
 {
     job *j = arg;
@@ -120,13 +142,22 @@ static void *worker(void *arg)
         ct[2][MAXLEN + 16], back[MAXLEN + 16], tag[2][16];
 
     while (!should_stop()) {
-        int aead = (int)(sm64(&rs) & 1);
+        int kind = (int)(sm64(&rs) % 3), aead = kind == 1;
         size_t len = sm64(&rs) % MAXLEN, alen = sm64(&rs) % 40;
 
         fill(&rs, key, 32);
         fill(&rs, iv, 16);
         fill(&rs, aad, alen);
         fill(&rs, pt, len);
+        if (kind == 2) {
+            if (!mac(mac_ours, key, pt, len, tag[0], &rs)
+                || !mac(mac_dflt, key, pt, len, tag[1], &rs))
+                failf(j, "POLY1305 failed");
+            else if (memcmp(tag[0], tag[1], 16) != 0)
+                failf(j, "POLY1305 differs from the default provider");
+            j->ops++;
+            continue;
+        }
         if (!seal(ours[aead], aead, key, iv, aad, alen, pt, len, ct[0], tag[0], &rs, 1)
             || !seal(dflt[aead], aead, key, iv, aad, alen, pt, len, ct[1], tag[1], &rs, 1)) {
             failf(j, "seal failed");
@@ -164,12 +195,13 @@ static void *churn(void *arg)
 {
     job *j = arg;
     static const unsigned char key[32] = { 1, 2, 3 }, iv[12] = { 4, 5, 6 };
-    unsigned char pt[300] = { 7 }, ct[316], tag[16], ref[316], reftag[16];
+    unsigned char pt[300] = { 7 }, ct[316], tag[16], ref[316], reftag[16], refmac[16];
     uint64_t rs = 99 + (uint64_t)j->id;
     int i = j->id;
 
     /* the reference, from the default provider in the shared libctx */
-    if (!seal(dflt[1], 1, key, iv, NULL, 0, pt, sizeof(pt), ref, reftag, &rs, 1)) {
+    if (!seal(dflt[1], 1, key, iv, NULL, 0, pt, sizeof(pt), ref, reftag, &rs, 1)
+        || !mac(mac_dflt, key, pt, sizeof(pt), refmac, &rs)) {
         failf(j, "reference seal failed");
         return NULL;
     }
@@ -177,6 +209,7 @@ static void *churn(void *arg)
         OSSL_LIB_CTX *lib = OSSL_LIB_CTX_new();
         OSSL_PROVIDER *p = NULL;
         EVP_CIPHER *c = NULL;
+        EVP_MAC *m = NULL;
         const char *want = forced, *got = NULL;
         char path[400];
         OSSL_PARAM params[2];
@@ -207,6 +240,11 @@ static void *churn(void *arg)
                 || !seal(c, 1, key, iv, NULL, 0, pt, sizeof(pt), ct, tag, &rs, 1)
                 || memcmp(ct, ref, sizeof(pt)) != 0 || memcmp(tag, reftag, 16) != 0)
                 failf(j, "sealing in the churned libctx failed or differs");
+            m = EVP_MAC_fetch(lib, "POLY1305", "provider=chacha");
+            if (m == NULL || !mac(m, key, pt, sizeof(pt), tag, &rs)
+                || memcmp(tag, refmac, 16) != 0)
+                failf(j, "POLY1305 in the churned libctx failed or differs");
+            EVP_MAC_free(m);
             EVP_CIPHER_free(c);
             OSSL_PROVIDER_unload(p);
         }
@@ -239,6 +277,10 @@ int main(void)
         if (ours[a] == NULL || dflt[a] == NULL)
             return tu_finish();
     }
+    mac_ours = EVP_MAC_fetch(tu_libctx, "POLY1305", "provider=chacha");
+    mac_dflt = EVP_MAC_fetch(tu_libctx, "POLY1305", "provider=default");
+    if (!TU_CHECK(mac_ours != NULL && mac_dflt != NULL, "fetch POLY1305 from both providers"))
+        return tu_finish();
     /* per-load backends for the churn threads: every name the CPU runs */
     if (forced == NULL) {
         FILE *f;
@@ -305,5 +347,7 @@ int main(void)
         EVP_CIPHER_free(ours[a]);
         EVP_CIPHER_free(dflt[a]);
     }
+    EVP_MAC_free(mac_ours);
+    EVP_MAC_free(mac_dflt);
     return tu_finish();
 }

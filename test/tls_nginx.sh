@@ -39,6 +39,12 @@ mkdir -p "$html"
 "$TLS_PEER" gen --seed 14 --bytes 16385 >"$html/r16k1.bin"
 chmod 755 "$html"; chmod 644 "$html"/*
 
+# A root-started nginx drops its worker to an unprivileged user, which cannot
+# read a docroot under a 0700 home or TMPDIR (/root, pam_tmpdir): the worker
+# runs as the user running this test, so any checkout or temp path works.
+nginx_user=
+[ "$(id -u)" -eq 0 ] && nginx_user="user $(id -un) $(id -gn);"
+
 # start_nginx TAG with|without: sets $npid $nport $nlog ($nlog = error log)
 start_nginx() {
     local tag=$1 mode=$2 pfx try envlines
@@ -56,6 +62,7 @@ env CHACHA_PROVIDER_DEBUG=1;"
         nport=$(random_port)
         cat >"$pfx/nginx.conf" <<EOF
 daemon off;
+$nginx_user
 worker_processes 1;
 pid $pfx/nginx.pid;
 error_log $nlog info;

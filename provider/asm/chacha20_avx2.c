@@ -31,10 +31,6 @@ void emit_scalar(uint8_t *dst, const uint8_t *src, const y256_state *st)
     }
 }
 
-static void chacha20_xor_short(uint8_t *out, const uint8_t *in, size_t len,
-                               const uint32_t key[8],
-                               const uint32_t counter[4]);
-
 /*
  * Passes of 9 blocks (8 vector + 1 scalar on the GPRs) are off by default:
  * on a quiet Zen 3 core they ran ~6% faster per block than passes of 8, but
@@ -49,12 +45,14 @@ static void chacha20_xor_short(uint8_t *out, const uint8_t *in, size_t len,
 /*
  * len > 384. With CHACHA_AVX2_NINTH_BLOCK, passes of 9 whole blocks while at
  * least 9 remain, except that 961..1024 bytes go as two passes of 8; then
- * passes of 8 (the last possibly partial) while more than 384 bytes remain,
- * and the rest in rows (chacha20_xor_short).
+ * passes of 8 (the last possibly partial) while more than 384 bytes remain.
+ * Returns how many bytes it did; the rest (at most 384) is for the row paths.
  */
-static void xor_8x(uint8_t *out, const uint8_t *in, size_t len,
-                   const uint32_t key[8], const uint32_t counter[4])
+static __attribute__((noinline))
+size_t xor_8x(uint8_t *out, const uint8_t *in, size_t len,
+              const uint32_t key[8], const uint32_t counter[4])
 {
+    const size_t total = len;
     _Alignas(32) y256_state st;
     _Alignas(32) uint8_t ks[512];
     y256_state *p = &st;
@@ -105,11 +103,7 @@ static void xor_8x(uint8_t *out, const uint8_t *in, size_t len,
     chacha_wipe(st.out, sizeof(st.out));
     if (CHACHA_AVX2_NINTH_BLOCK)
         chacha_wipe(st.sin, sizeof(st.sin) + sizeof(st.sx));
-    if (len > 0) {
-        uint32_t c[4] = { ctr, counter[1], counter[2], counter[3] };
-
-        chacha20_xor_short(out, in, len, key, c);
-    }
+    return total - len;
 }
 
 /*
@@ -131,7 +125,8 @@ void xor_h256(uint8_t *out, const uint8_t *in, size_t len,
     _Alignas(32) uint8_t ks[128];
     int k;
 
-    for (k = 0; k < 3; k++) {
+    _Pragma("GCC unroll 3")
+    for (k = 0; k < nsets; k++) {
         v[4 * k] = a;
         v[4 * k + 1] = b;
         v[4 * k + 2] = c;
@@ -139,6 +134,7 @@ void xor_h256(uint8_t *out, const uint8_t *in, size_t len,
         d = _mm256_add_epi32(d, two);
     }
     y256_hrounds(v, nsets);
+    _Pragma("GCC unroll 3")
     for (k = 0; k < nsets; k++) {
         if (len >= 128) {
             emit_pair(out, in, 64, v[4 * k], v[4 * k + 1], v[4 * k + 2],
@@ -156,8 +152,9 @@ void xor_h256(uint8_t *out, const uint8_t *in, size_t len,
 }
 
 /* One block (len <= 64) in xmm rows. */
-static void xor_1(uint8_t *out, const uint8_t *in, size_t len,
-                  const uint32_t key[8], const uint32_t counter[4])
+static __attribute__((noinline))
+void xor_1(uint8_t *out, const uint8_t *in, size_t len,
+           const uint32_t key[8], const uint32_t counter[4])
 {
     __m128i v[12];
     _Alignas(16) uint8_t ks[64];
@@ -172,17 +169,18 @@ static void xor_1(uint8_t *out, const uint8_t *in, size_t len,
         for (g = 0; g < 4; g++)
             STOREU128(out + 16 * g,
                       _mm_xor_si128(v[g], LOADU128(in + 16 * g)));
-        return;
+    } else {
+        for (g = 0; g < 4; g++)
+            STOREU128(ks + 16 * g, v[g]);
+        ct_xor_tail_wipe(out, in, ks, sizeof(ks), len);
     }
-    for (g = 0; g < 4; g++)
-        STOREU128(ks + 16 * g, v[g]);
-    ct_xor_tail_wipe(out, in, ks, sizeof(ks), len);
 }
 
 /* 1..384 bytes */
-static void chacha20_xor_short(uint8_t *out, const uint8_t *in, size_t len,
-                               const uint32_t key[8],
-                               const uint32_t counter[4])
+static __attribute__((noinline))
+void chacha20_xor_short(uint8_t *out, const uint8_t *in, size_t len,
+                        const uint32_t key[8],
+                        const uint32_t counter[4])
 {
     if (len <= 64)
         xor_1(out, in, len, key, counter);
@@ -194,13 +192,34 @@ static void chacha20_xor_short(uint8_t *out, const uint8_t *in, size_t len,
         xor_h256(out, in, len, key, counter, 3);
 }
 
+/*
+ * Stack the row paths may leave rows in (spilled or their ks[] copies), plus
+ * the 128-byte red zone, burnt after them: -fstack-usage gives xor_1 152
+ * bytes (gcc 12; clang 14: 0) and chacha20_xor_short 424 (clang: 696; gcc:
+ * 808 if its rows array is kept in memory: the loops are unrolled so that
+ * it is not). They are kept out of line so that their frames are below the
+ * burning caller's.
+ */
+#define BURN_1 320
+#define BURN_ROWS 896
+
 static void chacha20_xor_avx2(uint8_t *out, const uint8_t *in, size_t len,
                               const uint32_t key[8], const uint32_t counter[4])
 {
-    if (len > 384)
-        xor_8x(out, in, len, key, counter);
-    else if (len > 0)
-        chacha20_xor_short(out, in, len, key, counter);
+    uint32_t c[4] = { counter[0], counter[1], counter[2], counter[3] };
+    size_t done = 0;
+
+    if (len > 384) {
+        done = xor_8x(out, in, len, key, counter);
+        c[0] += (uint32_t)(done / 64);
+    }
+    if (len - done > 64) {
+        chacha20_xor_short(out + done, in + done, len - done, key, c);
+        chacha_burn_stack(BURN_ROWS);
+    } else if (len > done) {
+        xor_1(out + done, in + done, len - done, key, c);
+        chacha_burn_stack(BURN_1);
+    }
 }
 
 const chacha20_kernel chacha20_avx2_kernel = {

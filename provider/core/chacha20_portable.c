@@ -56,6 +56,7 @@ static void chacha20_block(uint8_t out[64], const uint32_t key[8],
     for (i = 0; i < 16; i++)
         chacha_store_le32(out + 4 * i, x[i] + in[i]);
     chacha_wipe(x, sizeof(x));
+    chacha_wipe(in, sizeof(in));
 }
 
 static void chacha20_xor_portable(uint8_t *out, const uint8_t *in, size_t len,

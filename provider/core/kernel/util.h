@@ -49,16 +49,31 @@ static inline void chacha_store_le64(uint8_t *p, uint64_t v)
  */
 static inline void chacha_wipe(void *p, size_t len)
 {
-    static const unsigned char zero[32];
+    /* a 32-byte vector type: one store with AVX, two with SSE2 or NEON */
+    typedef unsigned char zero32
+        __attribute__((vector_size(32), aligned(1), may_alias));
     unsigned char *b = (unsigned char *)p;
     size_t i;
 
     for (i = 0; i + 32 <= len; i += 32) {
-        memcpy(b + i, zero, 32);
+        *(zero32 *)(void *)(b + i) = (zero32){ 0 };
         __asm__ __volatile__("" : : "r"(b) : "memory");
     }
-    memset(b + i, 0, len - i);
+    for (; i < len; i++)
+        b[i] = 0;
     __asm__ __volatile__("" : : "r"(p) : "memory");
+}
+
+/*
+ * Wipe the n bytes of stack just below the caller's frame: where the
+ * functions it has just called kept their locals, spills included (the
+ * compiler spills key and keystream rows that no source-level wipe can
+ * name). n covers the deepest frame of those callees (gcc -fstack-usage)
+ * plus the 128-byte red zone a leaf may use below its stack pointer.
+ */
+static __attribute__((noinline, unused)) void chacha_burn_stack(size_t n)
+{
+    chacha_wipe(__builtin_alloca(n), n);
 }
 
 #endif
