@@ -201,7 +201,11 @@ void chacha20_xor_short(uint8_t *out, const uint8_t *in, size_t len,
  * burning caller's.
  */
 #define BURN_1 320
-#define BURN_ROWS 896
+#if defined(__clang__)
+# define BURN_ROWS 832
+#else
+# define BURN_ROWS 576
+#endif
 
 static void chacha20_xor_avx2(uint8_t *out, const uint8_t *in, size_t len,
                               const uint32_t key[8], const uint32_t counter[4])
