@@ -99,7 +99,7 @@ if [ "$skipped" -ne 0 ]; then
 fi
 if [ $check_rc -ne 0 ]; then
     for f in "$build"/test/*.log; do
-        grep -q -E '^(FAIL|ERROR)' "${f%.log}.trs" 2>/dev/null && { echo "--- $f"; tail -n 60 "$f"; }
+        grep -q -E '^:test-result: (FAIL|ERROR)' "${f%.log}.trs" 2>/dev/null && { echo "--- $f"; grep -m 20 -E "^FAIL|SEED=" "$f"; tail -n 40 "$f"; }
     done
     [ $nores -eq 0 ] && [ $failed -eq 0 ] && failed=1
 fi

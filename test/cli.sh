@@ -148,5 +148,34 @@ check "config key with an unknown backend: the load fails with a clear message" 
 CHACHA_PROVIDER_IMPL=bogus $OPENSSL list -providers -provider chacha >"$tmp/o" 2>&1
 check "unknown backend name: load fails with a clear message" grep -q 'implementation "bogus" is unknown' "$tmp/o"
 
+# loud failures through the configuration file, without CHACHA_PROVIDER_DEBUG
+# and with or without config_diagnostics: one line on stderr, and the default
+# provider alone is left (OpenSSL itself carries on silently)
+case $(uname -m) in
+x86_64|amd64) foreign=neon ;;
+*) foreign=avx2 ;;
+esac
+for diag in 0 1; do
+    for v in "avx3:is unknown" "AVX2:is unknown" "$foreign:is not supported by this CPU"; do
+        name=${v%%:*} want=${v#*:}
+        sed "s/^# impl = auto.*/impl = $name/" "$srcdir/chacha-provider.cnf" >"$tmp/loud.cnf"
+        [ $diag = 1 ] && sed -i 's/^openssl_conf = openssl_init/config_diagnostics = 1\n&/' "$tmp/loud.cnf"
+        $unpinned OPENSSL_CONF="$tmp/loud.cnf" $OPENSSL list -providers >"$tmp/o" 2>"$tmp/e"
+        check "cnf impl = $name (config_diagnostics=$diag): one stderr line says it $want" \
+            sh -c "[ \$(grep -c 'chacha-provider: not loaded' '$tmp/e') -eq 1 ] && grep -q 'implementation \"$name\" $want' '$tmp/e'"
+        check "cnf impl = $name (config_diagnostics=$diag): chacha not listed as loaded" \
+            sh -c "! grep -q '^  chacha' '$tmp/o'"
+    done
+done
+$unpinned CHACHA_PROVIDER_DISABLE=avx2,sse9 $OPENSSL list -providers -provider chacha >"$tmp/o" 2>&1
+check "unknown word in CHACHA_PROVIDER_DISABLE: the load fails with a clear message" \
+    grep -q 'CHACHA_PROVIDER_DISABLE names an unknown feature "sse9"' "$tmp/o"
+check "unknown word in CHACHA_PROVIDER_DISABLE: chacha not loaded" \
+    sh -c "! grep -q '^  chacha' '$tmp/o'"
+# the active kernels are in buildinfo (openssl list -providers -verbose)
+$unpinned OPENSSL_CONF="$srcdir/chacha-provider.cnf" $OPENSSL list -providers -verbose >"$tmp/o" 2>&1
+check "list -providers -verbose: buildinfo names the active kernels" \
+    grep -q 'build info: chacha-provider .*(chacha20=[a-z0-9]* poly1305=[a-z0-9]* aead=[a-z0-9-]*)' "$tmp/o"
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -401,6 +401,80 @@ static void r_wrap(const EVP_CIPHER *c, outcome *o, int arg)
     EVP_CIPHER_CTX_free(ctx);
 }
 
+/* ---- white-box: a length no buffer can have, whatever libcrypto passes -- */
+
+/*
+ * libcrypto 3.0.19 hands EVP_EncryptUpdate(..., -1) down as inl = SIZE_MAX
+ * (later 3.0.x and 3.5 reject it in EVP), so the EVP row above proves
+ * nothing on those: call both ciphers' update and EVP_Cipher entries
+ * directly with SIZE_MAX (as outsize too, as EVP does) and expect a refusal
+ * with INVALID_INPUT_LENGTH, nothing written.
+ */
+static const OSSL_DISPATCH *dispatch_entry(const OSSL_DISPATCH *d, int id)
+{
+    for (; d->function_id != 0; d++)
+        if (d->function_id == id)
+            return d;
+    return d;       /* the end marker: the accessors below then give NULL */
+}
+
+static void wb_huge(int *pass)
+{
+    const OSSL_DISPATCH *tables[2] = { chacha_chacha20_functions,
+                                       wb_chacha20_poly1305_functions };
+    static const int ids[2] = { OSSL_FUNC_CIPHER_UPDATE, OSSL_FUNC_CIPHER_CIPHER };
+    enum chacha_select_status why;
+    CHACHA_PROV_CTX pctx;
+    unsigned char out[64], orig[64], in[64] = { 0 };
+    int t, k;
+
+    *pass = 1;
+    memset(&pctx, 0, sizeof(pctx));
+    pctx.core_new_error = wb_new_error;
+    pctx.core_vset_error = wb_vset_error;
+    pctx.chacha = chacha_select_chacha20(NULL, &why);
+    pctx.poly = chacha_select_poly1305(NULL, &why);
+    for (t = 0; t < 2; t++) {
+        OSSL_FUNC_cipher_newctx_fn *nw =
+            OSSL_FUNC_cipher_newctx(dispatch_entry(tables[t], OSSL_FUNC_CIPHER_NEWCTX));
+        OSSL_FUNC_cipher_encrypt_init_fn *ei = OSSL_FUNC_cipher_encrypt_init(
+            dispatch_entry(tables[t], OSSL_FUNC_CIPHER_ENCRYPT_INIT));
+        OSSL_FUNC_cipher_freectx_fn *fr =
+            OSSL_FUNC_cipher_freectx(dispatch_entry(tables[t], OSSL_FUNC_CIPHER_FREECTX));
+
+        for (k = 0; k < 2; k++) {
+            const OSSL_DISPATCH *d = dispatch_entry(tables[t], ids[k]);
+            OSSL_FUNC_cipher_update_fn *up = k ? OSSL_FUNC_cipher_cipher(d)
+                                               : OSSL_FUNC_cipher_update(d);
+            void *ctx = nw(&pctx);
+            size_t outl = 7;
+            unsigned long e;
+            int rc;
+
+            if (!TU_CHECK(ctx != NULL && ei(ctx, KEY, 32, IV, t ? 12 : 16, NULL),
+                          "white-box init for the SIZE_MAX check")) {
+                *pass = 0;
+                fr(ctx);
+                continue;
+            }
+            memset(out, 0xa5, sizeof(out));
+            memcpy(orig, out, sizeof(out));
+            ERR_clear_error();
+            rc = up(ctx, out, &outl, SIZE_MAX, in, SIZE_MAX);
+            e = ERR_peek_last_error();
+            if (!TU_CHECK(rc == 0 && ERR_GET_REASON(e) == PROV_R_INVALID_INPUT_LENGTH
+                          && memcmp(out, orig, sizeof(out)) == 0,
+                          "[%s %s] inl = SIZE_MAX: rc %d, reason %d (want 0, "
+                          "INVALID_INPUT_LENGTH, nothing written)",
+                          t ? "ChaCha20-Poly1305" : "ChaCha20",
+                          k ? "cipher" : "update", rc, ERR_GET_REASON(e)))
+                *pass = 0;
+            ERR_clear_error();
+            fr(ctx);
+        }
+    }
+}
+
 /* ---- white-box: the 2^38 - 64 byte limit of one AEAD nonce ------------- */
 
 static void wb_limit(int *pass)
@@ -647,5 +721,7 @@ int main(int argc, char **argv)
            "(white-box: 256 GiB cannot go through EVP in a test)\n");
     wb_limit(&wb);
     TU_CHECK(wb, "nonce limit");
+    wb_huge(&wb);
+    TU_CHECK(wb, "SIZE_MAX lengths refused by both ciphers' update and cipher");
     return tu_finish();
 }
