@@ -160,6 +160,9 @@ static const char *choice(const CHACHA_PROV_CTX *pctx, const char *env,
  * rarely print the queue, as one line on stderr.
  */
 static void load_failed(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
+
+static void load_failed(const char *fmt, ...)
 {
     char msg[320];
     va_list ap;
