@@ -161,8 +161,8 @@ void xor_rows(uint8_t *out, const uint8_t *in, size_t len,
  * Stack the row paths may leave rows in, burnt after them: their frame
  * (-fstack-usage: xor_rows 152 bytes with gcc 12, 216 with clang 14), the
  * 128-byte red zone and 64 bytes for saved registers and alignment (with a
- * 384-byte burn, clang's build left half a key below it). They are kept out of line so that their
- * frame is below the burning caller's.
+ * 384-byte burn, clang's build left half a key below it). They are kept
+ * out of line so that their frame is below the burning caller's.
  */
 #define BURN_ROWS 512
 
