@@ -21,7 +21,8 @@
 #   CHACHA_MODULES  (ci) directory holding the chacha.so under test (default ./.libs)
 #   LIST_BACKENDS   test/list_backends of the build: one run per backend (default: auto only)
 #   srcdir          (ci) the project's source tree, for the broken-kernel control build
-#   HARNESS_WORK    (ci) scratch directory for the control build (default ./harness)
+#   HARNESS_WORK    (ci) scratch directory (default ./harness)
+#   HARNESS_BROKEN  (ci) where the broken-kernel control is built (default $HARNESS_WORK/broken)
 #   OPENSSL35_DIR   (3.5) Debian 13's OpenSSL unpacked by .ci/tls-deps.sh (default
 #                   $HOME/openssl-3.5; unpacked there when missing)
 #   HARNESS_MIRROR, HARNESS_SECURITY  Debian archives (default deb.debian.org)
@@ -169,6 +170,13 @@ get() {
 
 # Configure, build the programs (and what they link), stage them with their data.
 build_programs() {
+    if [ "$series" = 3.5 ]; then
+        # the OpenSSL libraries of this very version, to run the programs with
+        # shellcheck disable=SC2086
+        (cd "$b" && apt-get $apt_o download -qq "libssl3t64=$v") >>"$b/fetch.log" 2>&1 &&
+            dpkg -x "$b"/libssl3t64_*.deb "$b/runtime" ||
+            { tail -n 5 "$b/fetch.log"; note "cannot fetch libssl3t64=$v"; return 1; }
+    fi
     src=$(ls -d "$b"/dl/openssl-*/ 2>/dev/null | head -n 1)
     [ -f "$src/Configure" ] || { note "no source tree in $b/dl"; return 1; }
     cd "$src" || return 1
@@ -195,11 +203,7 @@ build_programs() {
             { note "generate_ssl_tests.pl $in failed"; return 1; }
         cmp -s "$out" "${in%.in}" || note "$(basename "$out") differs from the one OpenSSL ships"
     done
-    if [ "$series" = 3.5 ]; then
-        # the OpenSSL libraries of this very version, next to the programs
-        (cd "$b" && apt-get $apt_o download -qq "libssl3t64=$v") >>"$b/fetch.log" 2>&1 &&
-            dpkg -x "$b"/libssl3t64_*.deb "$st/runtime" || { note "cannot fetch libssl3t64=$v"; return 1; }
-    fi
+    [ -d "$b/runtime" ] && mv "$b/runtime" "$st/runtime"
     {
         echo "openssl source: $v, $origin"
         echo "configure: ./Configure linux-x86_64; make build_generated; make $PROGS"
@@ -216,8 +220,13 @@ prepare() {
     series=$1
     find_target "$series"
     v=$ver
+    # a 3.5 whose source is not on the mirror was replaced once by another version
+    # (recorded in openssl-harness-for-VERSION; delete that file to try again)
+    memo=$cache/openssl-harness-for-$ver
+    [ -f "$memo" ] && v=$(cat "$memo")
     H=$cache/openssl-harness-$v
     if [ -f "$H/.complete" ]; then
+        [ "$v" != "$ver" ] && note "the source of $ver is not on the mirror: using $v, with its own libraries ($memo)"
         note "cached: $H"
         set_run; return 0
     fi
@@ -228,12 +237,13 @@ prepare() {
     apt_private "$types" >"$b/apt.log" 2>&1 || { cat "$b/apt.log"; rm -rf "$b"; die "apt-get update failed"; }
     if ! fetch_source "$v"; then
         [ "$series" = 3.0 ] && { tail -n 5 "$b/fetch.log"; rm -rf "$b"; die "the source of openssl $v (the installed libcrypto) is not reachable"; }
-        # Debian 13 is not installed here: take the newest 3.5 whose source the mirror has
-        # and run against that version's libraries instead
+        # Debian 13 is not installed here: take the newest 3.5 whose libraries are in the
+        # signed index and whose source the mirror has, and run against those libraries
         found=
         mm=$(echo "$ver" | cut -d. -f1,2)
         # shellcheck disable=SC2086
-        for v in $(apt-cache $apt_o showsrc openssl | sed -n 's/^Version: //p' | sort -u -r -V); do
+        for v in $(apt-cache $apt_o madison libssl3t64 | awk -F'|' '{ gsub(/ /, "", $2); print $2 }' |
+                   sort -u -r -V); do
             case $v in "$mm".*) ;; *) continue ;; esac
             [ "$v" = "$ver" ] && continue
             H=$cache/openssl-harness-$v
@@ -241,6 +251,7 @@ prepare() {
             fetch_source "$v" && { found=fetched; break; }
         done
         [ -n "$found" ] || { rm -rf "$b"; die "no OpenSSL $series source reachable"; }
+        echo "$v" >"$memo"
         note "the source of $ver is not on the mirror: using $v, with its own libraries"
         [ "$found" = cached ] && { rm -rf "$b"; note "cached: $H"; set_run; return 0; }
     fi
@@ -253,7 +264,7 @@ prepare() {
 # ---- running -------------------------------------------------------------------------
 
 # The configurations: only ours (evp_test), default + ours preferring ours (libssl),
-# default + ours without the preference (control), only legacy (control).
+# default + ours preferring default (control), only legacy (control).
 write_configs() {
     cfg=$1
     mkdir -p "$cfg"
@@ -269,7 +280,7 @@ write_configs() {
     }
     provs chacha "" >"$cfg/only-chacha.cnf"
     provs "default chacha" "?provider=chacha" >"$cfg/default-chacha.cnf"
-    provs "default chacha" "" >"$cfg/no-preference.cnf"
+    provs "default chacha" "?provider=default" >"$cfg/prefer-default.cnf"
     provs legacy "" >"$cfg/only-legacy.cnf"
 }
 
@@ -407,8 +418,9 @@ run_ssl_test() {
             fi
             i=$((i + 1))
         done
-        msg="ssl_test $n [$label]: $np/$num cases passed, carried by ours:${carried:- none}"
-        if [ -z "$carried" ]; then pass=$((pass + np)); bad "$msg (none carried by ours)" $((nf + 1))
+        msg="ssl_test $n [$label]: $np/$num cases passed, carried by ours:"
+        [ -n "$carried" ] && msg="$msg$carried" || msg="$msg none"
+        if [ -z "$carried" ]; then pass=$((pass + np)); bad "$msg, so ours went untested" $((nf + 1))
         elif [ $nf -ne 0 ]; then pass=$((pass + np)); bad "$msg" $nf
         else ok "$msg" $np; fi
     done
@@ -439,8 +451,9 @@ run_sslapitest() {
             fi
             i=$((i + 1))
         done
-        msg="sslapitest $t [$label]: $np/${num:-1} iterations passed, carried by ours: ${carried:+iterations}${carried:- none}"
-        if [ -z "$carried" ]; then pass=$((pass + np)); bad "$msg (none carried by ours)" $((nf + 1))
+        msg="sslapitest $t [$label]: $np/${num:-1} iterations passed, carried by ours: "
+        [ -n "$carried" ] && msg="${msg}iterations$carried" || msg="${msg}none"
+        if [ -z "$carried" ]; then pass=$((pass + np)); bad "$msg, so ours went untested" $((nf + 1))
         elif [ $nf -ne 0 ]; then pass=$((pass + np)); bad "$msg" $nf
         else ok "$msg" $np; fi
     done
@@ -483,22 +496,22 @@ summary() { echo "$1: $pass passed, $fail failed, $xfail expected failures (HARN
 
 # A control: the harness run as a child, output in $work/control-NAME.log; it must fail.
 control() {
-    name=$1; shift
-    ( pass=0; fail=0; xfail=0; LIST_BACKENDS=; "$@"; summary "control $name"; [ $fail -eq 0 ] ) \
-        >"$work/control-$name.log" 2>&1
+    ctl=$1; shift
+    clog=$work/control-$ctl.log
+    ( pass=0; fail=0; xfail=0; LIST_BACKENDS=; "$@"; summary "control"; [ $fail -eq 0 ] ) >"$clog" 2>&1
     rc=$?
-    got=$(tail -n 1 "$work/control-$name.log")
-    if [ $rc -ne 0 ] && grep -q "$control_must" "$work/control-$name.log"; then
-        ok "control $name: the harness fails as it must (${got#control $name: })" 1
+    got=$(tail -n 1 "$clog" | sed 's/^control: //')
+    if [ $rc -ne 0 ] && grep -q -- "$control_must" "$clog"; then
+        ok "control $ctl: the harness fails as it must ($got)" 1
     else
-        bad "control $name: the harness did not fail as it must (${got#control $name: })" 1
+        bad "control $ctl: the harness did not fail as it must ($got)" 1
     fi
-    grep -E '^(PASS|FAIL) ' "$work/control-$name.log" | sed 's/^/    | /' | head -n 12
+    grep -E '^(PASS|FAIL) ' "$clog" | sed 's/^/    | /' | head -n 12
 }
 
 # The provider rebuilt with --enable-test-broken-kernel (a wrong ChaCha20).
 broken_build() {
-    bb=$work/broken
+    bb=${HARNESS_BROKEN:-$work/broken}
     mkdir -p "$bb"
     ( cd "$bb" && { [ -f Makefile ] ||
         "${srcdir:?srcdir: the project source tree}/configure" --enable-test-broken-kernel; } &&
@@ -538,17 +551,17 @@ run|ci)
     # a wrong ChaCha20 (one key bit) must fail OpenSSL's ChaCha20 stanzas
     if broken_build; then
         control_must='^FAIL evp_test evpciph_chacha.txt'
-        control broken-kernel run_all "$work/broken/.libs"
+        control broken-kernel run_all "$bb/.libs"
     else
         bad "control broken-kernel: the --enable-test-broken-kernel build failed" 1
     fi
     # OpenSSL's legacy provider (no ChaCha20) in place of ours: evp_test must fail
     control_must='^FAIL evp_test evpciph_chacha.txt.*: 0/'
     control legacy-provider run_legacy "$mods"
-    # ours loaded but not preferred: the default provider carries the records and the
+    # ours loaded, default preferred: the default provider carries the records and the
     # trace check must notice
-    control_must='none carried by ours'
-    control no-preference run_all "$mods" libssl "$cfg/no-preference.cnf"
+    control_must='carried by ours: none'
+    control prefer-default run_all "$mods" libssl "$cfg/prefer-default.cnf"
     note "times: real provider $((t_real - t_start))s (incl. prepare), controls $(( $(date +%s) - t_real ))s"
     summary "harness-$series"
     [ $fail -eq 0 ]; exit
