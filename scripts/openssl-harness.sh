@@ -41,12 +41,18 @@ SSLAPI_TESTS="test_tls13_ciphersuite test_early_data_psk_with_all_ciphers
 test_early_data_skip test_early_data_skip_hrr test_early_data_skip_hrr_fail
 test_early_data_skip_abort"
 
+# 3.5's QUIC record layer test: known-answer packets (RFC 9001 A.5 among them) protected
+# with ChaCha20-Poly1305 and ChaCha20 header protection, in some iterations of each. It
+# uses the default library context: our configuration is given to it as OPENSSL_CONF.
+# Each test runs whole (test_wire_pkt_hdr's last iteration checks the ones before it).
+QUIC_TESTS="test_rx_script test_tx_script test_wire_pkt_hdr"
+
 # the programs built from OpenSSL's tree (nothing else of it is built but what they link)
 PROGS="evp_test ssl_test sslapitest"
 OURS='chacha20|poly1305'            # what a stanza or TLS case must name to be ours
 TRACE_AEAD='new ChaCha20-Poly1305 context'
 
-cache=${CHACHA_CACHE:-$HOME/.cache/chacha-provider}
+cache=${CHACHA_CACHE:-${HOME:?set HOME or CHACHA_CACHE}/.cache/chacha-provider}
 mirror=${HARNESS_MIRROR:-http://deb.debian.org/debian}
 security=${HARNESS_SECURITY:-http://deb.debian.org/debian-security}
 jobs=${JOBS:-2}
@@ -170,6 +176,8 @@ get() {
 
 # Configure, build the programs (and what they link), stage them with their data.
 build_programs() {
+    progs=$PROGS
+    [ "$series" = 3.5 ] && progs="$progs quic_record_test"
     if [ "$series" = 3.5 ]; then
         # the OpenSSL libraries of this very version, to run the programs with
         # shellcheck disable=SC2086
@@ -181,13 +189,14 @@ build_programs() {
     [ -f "$src/Configure" ] || { note "no source tree in $b/dl"; return 1; }
     cd "$src" || return 1
     t0=$(date +%s)
-    note "building $PROGS of OpenSSL $v (make -j$jobs, log: $b/build.log)"
+    note "building $progs of OpenSSL $v (make -j$jobs, log: $b/build.log)"
+    # shellcheck disable=SC2046
     { ./Configure linux-x86_64 && nice make -j"$jobs" build_generated &&
-      nice make -j"$jobs" $(for p in $PROGS; do printf 'test/%s ' "$p"; done); } >"$b/build.log" 2>&1 ||
+      nice make -j"$jobs" $(for p in $progs; do printf 'test/%s ' "$p"; done); } >"$b/build.log" 2>&1 ||
         { tail -n 30 "$b/build.log"; return 1; }
     st=$H.tmp.$$
     rm -rf "$st"; mkdir -p "$st/bin" "$st/ssl-tests" "$st/sslapi" "$st/ct"
-    for p in $PROGS; do cp "test/$p" "$st/bin/"; done
+    for p in $progs; do cp "test/$p" "$st/bin/"; done
     cp -R test/recipes/30-test_evp_data "$st/evp-data"
     cp -R test/certs "$st/certs"
     cp test/ct/log_list.cnf "$st/ct/"
@@ -206,7 +215,7 @@ build_programs() {
     [ -d "$b/runtime" ] && mv "$b/runtime" "$st/runtime"
     {
         echo "openssl source: $v, $origin"
-        echo "configure: ./Configure linux-x86_64; make build_generated; make $PROGS"
+        echo "configure: ./Configure linux-x86_64; make build_generated; make $progs"
         echo "built: $(date -u +%Y-%m-%dT%H:%MZ) in $(( $(date +%s) - t0 ))s on $(nproc) cores"
         [ -d "$st/runtime" ] && echo "runtime: libssl3t64 $v unpacked in runtime/" ||
             echo "runtime: the installed libcrypto/libssl (${pkg:-} $ver)"
@@ -288,7 +297,7 @@ write_configs() {
 run_prog() {
     p=$1; shift
     # shellcheck disable=SC2086
-    env OPENSSL_CONF="$cfg/empty.cnf" OPENSSL_MODULES="$moddir" CHACHA_PROVIDER_DEBUG=1 \
+    env OPENSSL_CONF="${prog_conf:-$cfg/empty.cnf}" OPENSSL_MODULES="$moddir" CHACHA_PROVIDER_DEBUG=1 \
         ${c_impl:+CHACHA_PROVIDER_IMPL=$c_impl} ${p_impl:+CHACHA_PROVIDER_POLY1305_IMPL=$p_impl} \
         $RUN "$H/bin/$p" "$@"
 }
@@ -418,12 +427,16 @@ run_ssl_test() {
             fi
             i=$((i + 1))
         done
-        msg="ssl_test $n [$label]: $np/$num cases passed, carried by ours:"
-        [ -n "$carried" ] && msg="$msg$carried" || msg="$msg none"
-        if [ -z "$carried" ]; then pass=$((pass + np)); bad "$msg, so ours went untested" $((nf + 1))
-        elif [ $nf -ne 0 ]; then pass=$((pass + np)); bad "$msg" $nf
-        else ok "$msg" $np; fi
+        tally "ssl_test $n [$label]: $np/$num cases passed, carried by ours:" $np $nf "$carried"
     done
+}
+
+# tally MSG NP NF CARRIED: a test's cases; if ours carried none, that is one more failure
+tally() {
+    pass=$((pass + $2))
+    if [ -z "$4" ]; then fail=$((fail + $3 + 1)); echo "FAIL $1 none, so ours went untested"
+    elif [ "$3" -ne 0 ]; then fail=$((fail + $3)); echo "FAIL $1$4"
+    else echo "PASS $1$4"; fi
 }
 
 # sslapitest: every iteration of the listed tests, one per process; each must pass and
@@ -451,11 +464,25 @@ run_sslapitest() {
             fi
             i=$((i + 1))
         done
-        msg="sslapitest $t [$label]: $np/${num:-1} iterations passed, carried by ours: "
-        [ -n "$carried" ] && msg="${msg}iterations$carried" || msg="${msg}none"
-        if [ -z "$carried" ]; then pass=$((pass + np)); bad "$msg, so ours went untested" $((nf + 1))
-        elif [ $nf -ne 0 ]; then pass=$((pass + np)); bad "$msg" $nf
-        else ok "$msg" $np; fi
+        tally "sslapitest $t [$label]: $np/${num:-1} iterations passed, carried by ours (iterations):" \
+            $np $nf "$carried"
+    done
+}
+
+# quic_record_test (3.5): each test must pass with our contexts in its trace
+run_quic_record() {
+    [ -x "$H/bin/quic_record_test" ] || return 0
+    for t in $QUIC_TESTS; do
+        out=$work/quic.out
+        prog_conf=$1
+        run_prog quic_record_test -test "$t" >"$out" 2>&1
+        rc=$?
+        prog_conf=
+        aead=$(grep -c "$TRACE_AEAD" "$out"); hp=$(grep -c 'new ChaCha20 context' "$out")
+        [ $rc -eq 0 ] || grep -E 'ERROR|not ok' "$out" | head -n 8 | sed 's/^/    /'
+        carried=; [ $((aead + hp)) -gt 0 ] && carried=" $aead ChaCha20-Poly1305 and $hp ChaCha20 contexts"
+        tally "quic_record_test $t [$label]: $((1 - (rc != 0)))/1 passed, carried by ours:" \
+            $((rc == 0)) $((rc != 0)) "$carried"
     done
 }
 
@@ -486,6 +513,7 @@ run_all() {
         if [ "$what" != evp ]; then
             run_ssl_test "$sslcnf"
             run_sslapitest "$sslcnf"
+            run_quic_record "$sslcnf"
         fi
     done
 }
@@ -522,7 +550,7 @@ broken_build() {
 cmd=${1:-}; series=${2:-}
 [ -n "$series" ] || die "usage: $0 prepare|run|ci 3.0|3.5 [DIR]"
 pass=0; fail=0; xfail=0
-evp_cnf=; expect_ours=1
+evp_cnf=; expect_ours=1; prog_conf=
 case $cmd in
 prepare)
     prepare "$series"
@@ -560,7 +588,7 @@ run|ci)
     control legacy-provider run_legacy "$mods"
     # ours loaded, default preferred: the default provider carries the records and the
     # trace check must notice
-    control_must='carried by ours: none'
+    control_must='so ours went untested'
     control prefer-default run_all "$mods" libssl "$cfg/prefer-default.cnf"
     note "times: real provider $((t_real - t_start))s (incl. prepare), controls $(( $(date +%s) - t_real ))s"
     summary "harness-$series"
