@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: Apache-2.0
 # OpenSSL's own test programs, unmodified, against this provider (docs/harness.md):
 # evp_test on OpenSSL's ChaCha20/Poly1305 data files with ONLY our provider loaded,
-# libssl's ssl_test and sslapitest with our provider preferred and carrying the records.
+# libssl's ssl_test and sslapitest (and 3.5's quic_record_test) with our provider
+# preferred and carrying the records.
 #
 #   scripts/openssl-harness.sh prepare 3.0|3.5     fetch the Debian source of the OpenSSL
-#                                                  under test, build the three programs and
+#                                                  under test, build those programs and
 #                                                  cache them (nothing if already cached)
 #   scripts/openssl-harness.sh run 3.0|3.5 DIR     run them against DIR/chacha.so
 #   scripts/openssl-harness.sh ci 3.0|3.5          prepare; run the provider under test (must
