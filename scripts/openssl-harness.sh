@@ -355,6 +355,7 @@ evp_file() {
     [ "$expect_ours" = 0 ] || check_backend "$out" || return 0
     stanzas "$f" >"$work/stanzas"
     total=$(wc -l <"$work/stanzas")
+    # shellcheck disable=SC2046
     set -- $(sed -n 's/.*Completed \([0-9]*\) tests with \([0-9]*\) errors and \([0-9]*\) skipped.*/\1 \2 \3/p' "$out") 0 0 0
     done_=$1; errs=$2; skipped=$3
     passed=$((done_ - errs - skipped)); [ $passed -lt 0 ] && passed=0
