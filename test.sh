@@ -31,7 +31,7 @@ suite() {
     before=$failed
     "$@" >"$logdir/$name.log" 2>&1
     rc=$?
-    grep -E '^(PASS|FAIL|ERROR|SKIP|===)' "$logdir/$name.log"
+    grep -E '^(PASS|FAIL|XFAIL|ERROR|SKIP|===)' "$logdir/$name.log"
     count_logs "$logdir/$name.log"
     if [ $rc -ne 0 ]; then
         [ $failed -eq $before ] && failed=$((failed + 1))
@@ -51,7 +51,7 @@ job() {
 }
 
 log "dependencies"
-scripts/install-deps test tls || { echo "0 passed, 1 failed"; exit 1; }
+scripts/install-deps test tls harness || { echo "0 passed, 1 failed"; exit 1; }
 # cross toolchains, qemu and ARM's libcrypto (this may upgrade the amd64
 # OpenSSL packages to the same version: done first, before anything builds)
 arm_ok=1
@@ -110,6 +110,12 @@ job distcheck sh -c "cd '$build' && make -j$jobs distcheck"
 # a one-minute differential fuzz against the default provider
 suite sanitizers env SAN_BUILD="$build/asan" TSAN_BUILD="$build/tsan" JOBS=$jobs sh test/sanitize.sh
 suite fuzz-smoke env FUZZ_BUILD="$build/fuzz" FUZZ_CORPUS="$build/fuzz-corpus" sh fuzz/run-smoke.sh 60
+
+# OpenSSL's own evp_test, ssl_test and sslapitest against the provider, with their
+# negative controls; built once per OpenSSL version into $CHACHA_CACHE (docs/harness.md)
+harness_env="LIST_BACKENDS=$build/test/list_backends CHACHA_MODULES=$build/.libs srcdir=$top HARNESS_BROKEN=$build/harness-broken"
+suite harness env $harness_env HARNESS_WORK="$build/harness" sh scripts/openssl-harness.sh ci 3.0
+suite harness35 env $harness_env HARNESS_WORK="$build/harness35" sh scripts/openssl-harness.sh ci 3.5
 
 # the same suite on ARM, cross-built and run under qemu
 if [ $arm_ok -eq 1 ]; then

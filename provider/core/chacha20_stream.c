@@ -38,6 +38,9 @@ void chacha20_stream_set_key(chacha20_stream *cs, const uint8_t key[32])
     }
     for (i = 0; i < 8; i++)
         cs->key[i] = chacha_load_le32(key + 4 * i);
+#ifdef CHACHA_TEST_BROKEN_KERNEL
+    cs->key[0] ^= 1;    /* TEST ONLY (--enable-test-broken-kernel): harness negative control */
+#endif
 }
 
 void chacha20_stream_set_iv(chacha20_stream *cs, const uint8_t iv[16])
