@@ -151,8 +151,16 @@ check "unknown backend name: load fails with a clear message" grep -q 'implement
 # loud failures through the configuration file, without CHACHA_PROVIDER_DEBUG
 # and with or without config_diagnostics: one line on stderr, and the default
 # provider alone is left (OpenSSL itself carries on silently)
-case $(uname -m) in
-x86_64|amd64) foreign=neon ;;
+# another architecture's backend: the module's own (uname -m is the host's
+# under qemu), from the kernels compiled in
+if [ -n "${LIST_BACKENDS:-}" ]; then
+    # shellcheck disable=SC2086
+    kernels=" $(${EMULATOR:-} "$LIST_BACKENDS" | awk '{ printf "%s ", $2 }')"
+else
+    kernels=" $(uname -m) "
+fi
+case $kernels in
+*" ssse3 "*|*" x86_64 "*) foreign=neon ;;
 *) foreign=avx2 ;;
 esac
 for diag in 0 1; do
