@@ -507,10 +507,10 @@ static void wb_limit(int *pass)
          * the block counter where it would be: 0xffffffff, the last block */
         TU_CHECK(aead_update(ctx, buf, &outl, sizeof(buf), PT, 64) == 1,
                  "first 64 bytes");
-        ctx->aead.text_len = CHACHA_AEAD_MAX_TEXT - 64;
-        ctx->aead.cs.counter[0] = 0xffffffff;
-        ctx->aead.cs.partial = 0;
-        ctx->aead.cs.ks_valid = 0;
+        ctx->e.aead.text_len = CHACHA_AEAD_MAX_TEXT - 64;
+        ctx->e.aead.cs.counter[0] = 0xffffffff;
+        ctx->e.aead.cs.partial = 0;
+        ctx->e.aead.cs.ks_valid = 0;
 
         /* 65 bytes: one too many, refused whole, nothing written */
         memset(buf, 0xa5, sizeof(buf));
@@ -525,10 +525,10 @@ static void wb_limit(int *pass)
             *pass = 0;
         /* exactly up to the limit: allowed, uses block 0xffffffff */
         i = aead_update(ctx, buf, &outl, sizeof(buf), PT, 64);
-        if (!TU_CHECK(i == 1 && outl == 64 && ctx->aead.text_len == CHACHA_AEAD_MAX_TEXT
-                      && ctx->aead.cs.counter[0] == 0,
+        if (!TU_CHECK(i == 1 && outl == 64 && ctx->e.aead.text_len == CHACHA_AEAD_MAX_TEXT
+                      && ctx->e.aead.cs.counter[0] == 0,
                       "[%s] the last 64 bytes: rc %d outl %zu counter %08x",
-                      (*ci)->name, i, outl, ctx->aead.cs.counter[0]))
+                      (*ci)->name, i, outl, ctx->e.aead.cs.counter[0]))
             *pass = 0;
         /* ... and they used block 0xffffffff of this nonce (default's ChaCha20) */
         {
