@@ -84,6 +84,23 @@ static void quarter_round(uint32_t s[16], int a, int b, int c, int d)
     s[c] += s[d]; s[b] ^= s[c]; s[b] = rotl(s[b], 7);
 }
 
+/* the 20 rounds (10 column + diagonal double rounds), in place */
+static void twenty_rounds(uint32_t w[16])
+{
+    int i;
+
+    for (i = 0; i < 10; i++) {
+        quarter_round(w, 0, 4, 8, 12);
+        quarter_round(w, 1, 5, 9, 13);
+        quarter_round(w, 2, 6, 10, 14);
+        quarter_round(w, 3, 7, 11, 15);
+        quarter_round(w, 0, 5, 10, 15);
+        quarter_round(w, 1, 6, 11, 12);
+        quarter_round(w, 2, 7, 8, 13);
+        quarter_round(w, 3, 4, 9, 14);
+    }
+}
+
 /* block(key words, counter word, nonce words) -> 64 serialized bytes */
 static void ref_block(const uint32_t key[8], uint32_t counter,
                       const uint32_t nonce[3], uint8_t out[64])
@@ -101,16 +118,7 @@ static void ref_block(const uint32_t key[8], uint32_t counter,
     for (i = 0; i < 3; i++)
         state[13 + i] = nonce[i];
     memcpy(w, state, sizeof(w));
-    for (i = 0; i < 10; i++) {
-        quarter_round(w, 0, 4, 8, 12);
-        quarter_round(w, 1, 5, 9, 13);
-        quarter_round(w, 2, 6, 10, 14);
-        quarter_round(w, 3, 7, 11, 15);
-        quarter_round(w, 0, 5, 10, 15);
-        quarter_round(w, 1, 6, 11, 12);
-        quarter_round(w, 2, 7, 8, 13);
-        quarter_round(w, 3, 4, 9, 14);
-    }
+    twenty_rounds(w);
     for (i = 0; i < 16; i++) {
         uint32_t v = w[i] + state[i];
 
@@ -132,16 +140,7 @@ static void ref_hchacha20(const uint32_t key[8], const uint32_t in[4],
         w[4 + i] = key[i];
     for (i = 0; i < 4; i++)
         w[12 + i] = in[i];
-    for (i = 0; i < 10; i++) {
-        quarter_round(w, 0, 4, 8, 12);
-        quarter_round(w, 1, 5, 9, 13);
-        quarter_round(w, 2, 6, 10, 14);
-        quarter_round(w, 3, 7, 11, 15);
-        quarter_round(w, 0, 5, 10, 15);
-        quarter_round(w, 1, 6, 11, 12);
-        quarter_round(w, 2, 7, 8, 13);
-        quarter_round(w, 3, 4, 9, 14);
-    }
+    twenty_rounds(w);
     for (i = 0; i < 4; i++) {
         out[i] = w[i];
         out[4 + i] = w[12 + i];

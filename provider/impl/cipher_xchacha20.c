@@ -105,23 +105,8 @@ static int xchacha20_update(void *vctx, unsigned char *out, size_t *outl,
 {
     XCHACHA20_CTX *ctx = vctx;
 
-    if (!xchacha20_ready(ctx) || !chacha_check_input_length(inl))
-        return 0;
-    if (inl == 0) {
-        *outl = 0;
-        return 1;
-    }
-    if (outsize < inl) {
-        ERR_raise(ERR_LIB_PROV, PROV_R_OUTPUT_BUFFER_TOO_SMALL);
-        return 0;
-    }
-    if (out == NULL || in == NULL) {
-        ERR_raise(ERR_LIB_PROV, PROV_R_CIPHER_OPERATION_FAILED);
-        return 0;
-    }
-    chacha20_stream_xor(&ctx->cs, out, in, inl);
-    *outl = inl;
-    return 1;
+    return xchacha20_ready(ctx)
+           && chacha_stream_update(&ctx->cs, out, outl, outsize, in, inl);
 }
 
 static int xchacha20_final(void *vctx, unsigned char *out, size_t *outl,
