@@ -55,6 +55,7 @@ static void *sig_newctx(void *provctx, const char *propq)
     if (ctx == NULL)
         return NULL;
     ctx->provctx = provctx;
+    chacha_trace_newctx(provctx, "POLY1305 signature");
     ctx->mac = ((OSSL_FUNC_mac_newctx_fn *)mac_fn(OSSL_FUNC_MAC_NEWCTX))(provctx);
     if (ctx->mac == NULL) {
         OPENSSL_free(ctx);
