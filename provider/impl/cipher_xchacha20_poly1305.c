@@ -70,11 +70,9 @@ static int xaead_init(XAEAD_CTX *ctx, const unsigned char *key, size_t keylen,
         ctx->e.key_set = 1;
     }
     if (key != NULL || iv != NULL) {
-        /* one HChaCha20 per message; a key alone wipes the old subkey */
+        /* one HChaCha20 per message, over the old subkey */
         if (ctx->e.key_set && ctx->e.iv_set)
             chacha_xaead_set_key_nonce(&ctx->e.aead, ctx->key, ctx->nonce);
-        else
-            chacha_wipe(ctx->e.aead.cs.key, sizeof(ctx->e.aead.cs.key));
         chacha_aead_reset(&ctx->e.aead);
     }
     /* the tag (or its length) survives re-inits, as for ChaCha20-Poly1305 */
