@@ -481,6 +481,13 @@ static void contract(void)
                  "XChaCha20: after a key-only re-init the stream goes on with the new key"
                  " at the same position");
         EVP_CIPHER_CTX_free(a);
+        /* the IV first, the key in a second init: the stream starts at the IV */
+        a = EVP_CIPHER_CTX_new();
+        TU_CHECK(EVP_EncryptInit_ex2(a, xc20, NULL, iv32, NULL)
+                 && EVP_EncryptInit_ex2(a, NULL, key2, NULL, NULL)
+                 && EVP_EncryptUpdate(a, buf, &outl, pt, 600) && memcmp(buf, want, 600) == 0,
+                 "XChaCha20: IV first, key in a second init");
+        EVP_CIPHER_CTX_free(a);
     }
 }
 

@@ -27,6 +27,7 @@ typedef struct {
     uint8_t iv[XCHACHA20_IV_LEN];         /* as given, for "iv" */
     uint8_t updated_iv[XCHACHA20_IV_LEN]; /* buffer behind an octet_ptr get */
     int enc, key_set, iv_set;
+    int started;               /* cs runs on (key, iv): a key alone re-keys it */
 } XCHACHA20_CTX;
 
 static OSSL_FUNC_cipher_newctx_fn xchacha20_newctx;
@@ -51,7 +52,8 @@ static void *xchacha20_newctx(void *provctx)
 
 /*
  * A new IV restarts the keystream at its counter; a new key alone goes on
- * from the current position with the new subkey (no keystream is repeated).
+ * from the current position with the new subkey (no keystream is repeated),
+ * or starts the stream if the IV came first.
  */
 static int xchacha20_init(XCHACHA20_CTX *ctx, const unsigned char *key,
                           size_t keylen, const unsigned char *iv, size_t ivlen,
@@ -78,11 +80,12 @@ static int xchacha20_init(XCHACHA20_CTX *ctx, const unsigned char *key,
         ctx->iv_set = 1;
     }
     if (ctx->key_set && ctx->iv_set) {
-        if (iv != NULL)
+        if (iv != NULL || !ctx->started)
             chacha_xchacha20_start(&ctx->cs, ctx->key, ctx->iv,
                                    chacha_load_le64(ctx->iv + CHACHA_XNONCE_LEN));
         else if (key != NULL)
             chacha_xchacha20_rekey(&ctx->cs, ctx->key, ctx->iv);
+        ctx->started = 1;
     }
     return xchacha20_set_ctx_params(ctx, params);
 }
