@@ -45,6 +45,7 @@ static unsigned char iv[32];   /* room for XChaCha20-Poly1305's 24 bytes */
 static int quick;
 static FILE *csv;
 static const char *mode = "native";
+static const char *our_c20, *our_p1305;   /* our active backends */
 
 static double now(void)
 {
@@ -294,6 +295,14 @@ static void xchacha_tables(void)
     int enc;
 
     mode = "xchacha";
+    if (csv != NULL)
+        fprintf(csv, "# xchacha: chacha20=%s poly1305=%s%s%s\n", our_c20, our_p1305,
+#ifdef HAVE_LIBSODIUM
+                "; libsodium ", sodium_version_string()
+#else
+                "", ""
+#endif
+                );
     for (enc = 1; enc >= 0; enc--) {
 #ifdef HAVE_LIBSODIUM
         side sodium = { "libsodium", "", run_sodium_record };
@@ -344,6 +353,8 @@ static void print_header(void)
     printf("cpu: %s (%s)\n", cpu, isa);
     if (prov == NULL || !OSSL_PROVIDER_get_params(prov, p))
         die("loading the chacha provider");
+    our_c20 = c20;
+    our_p1305 = p1305;
     printf("openssl: %s\n", OpenSSL_version(OPENSSL_VERSION));
     printf("OPENSSL_ia32cap: %s\n", getenv("OPENSSL_ia32cap") ? getenv("OPENSSL_ia32cap") : "(unset)");
     printf("chacha provider backends: chacha20=%s poly1305=%s\n", c20, p1305);
