@@ -67,6 +67,7 @@ static int crypt_stream(EVP_CIPHER_CTX *ctx, FILE *in, FILE *out, long n)
 int main(int argc, char **argv)
 {
     unsigned char key[32], nonce[NONCE_LEN], tag[TAG_LEN];
+    OSSL_PROVIDER *chacha = NULL, *dflt = NULL;
     EVP_CIPHER *cipher = NULL;
     EVP_CIPHER_CTX *ctx = NULL;
     FILE *in = NULL, *out = NULL;
@@ -92,8 +93,12 @@ int main(int argc, char **argv)
         return fail("KEYFILE must hold exactly 32 bytes");
 
     /* our provider for the cipher; the default one for RAND_bytes */
-    if (OSSL_PROVIDER_load(NULL, "chacha") == NULL || OSSL_PROVIDER_load(NULL, "default") == NULL)
-        return fail("cannot load the chacha and default providers (OPENSSL_MODULES?)");
+    chacha = OSSL_PROVIDER_load(NULL, "chacha");
+    dflt = OSSL_PROVIDER_load(NULL, "default");
+    if (chacha == NULL || dflt == NULL) {
+        rc = fail("cannot load the chacha and default providers (OPENSSL_MODULES?)");
+        goto end;
+    }
     cipher = EVP_CIPHER_fetch(NULL, "XChaCha20-Poly1305", "provider=chacha");
     ctx = EVP_CIPHER_CTX_new();
     if (cipher == NULL || ctx == NULL) {
@@ -170,5 +175,7 @@ int main(int argc, char **argv)
     OPENSSL_cleanse(key, sizeof(key));
     EVP_CIPHER_CTX_free(ctx);
     EVP_CIPHER_free(cipher);
+    OSSL_PROVIDER_unload(chacha);
+    OSSL_PROVIDER_unload(dflt);
     return rc;
 }
