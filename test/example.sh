@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# The example program docs/examples/xchacha_file.c (built by make check):
+# The example program examples/xchacha_file.c (built by make check):
 # files of several sizes sealed and opened back, a fresh random nonce per
 # seal, the sealed format checked against libsodium's XChaCha20-Poly1305
 # through python3 when it is there (else skipped as a check), and what must
@@ -10,7 +10,7 @@ set -u
 : "${OPENSSL_MODULES:?OPENSSL_MODULES must point at the built chacha.so}"
 : "${builddir:=.}"
 export OPENSSL_MODULES
-ex="${EMULATOR:-} $builddir/docs/examples/xchacha_file"
+ex="${EMULATOR:-} $builddir/examples/xchacha_file"
 pass=0
 fail=0
 tmp=$(mktemp -d)
@@ -24,12 +24,19 @@ refuse() { # refuse "label" file: open must fail, leave no output, say why
         bad "$1: opened"
     elif [ -e "$tmp/rt" ] || [ -e "$tmp/rt.partial" ]; then
         bad "$1: refused, but an output file was left"
+    elif ! grep -q -E '^xchacha_file: (authentication failed|IN is not a sealed file)' "$tmp/out"; then
+        bad "$1: failed, but not as a refusal: $(head -n 1 "$tmp/out")"
     else
         ok "$1: refused, nothing written ($(head -n 1 "$tmp/out"))"
     fi
 }
 
-check "keygen" $ex keygen "$tmp/key"
+if ! $ex keygen "$tmp/key" >"$tmp/out" 2>&1; then
+    bad "keygen (is $builddir/examples/xchacha_file built?)"; sed 's/^/#   /' "$tmp/out"
+    echo "example: $pass passed, $fail failed"
+    exit 1
+fi
+ok "keygen"
 check "the key file holds 32 bytes" test "$(wc -c <"$tmp/key")" -eq 32
 for n in 0 1 16 1000 65536 65537 1000003; do
     head -c "$n" /dev/urandom >"$tmp/pt"
