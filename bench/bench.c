@@ -5,7 +5,7 @@
  * to one core. Measurements alternate between the two providers, repeat, and
  * keep the best of each, so a noisy machine hurts both alike.
  *
- *   bench [--quick] [--only chacha20|aead|poly1305] [--openssl-avx2] [--csv FILE]
+ *   bench [--quick] [--only chacha20|aead|poly1305|xchacha] [--openssl-avx2] [--csv FILE]
  *
  * --csv FILE appends one row per cell (mode,pattern,bytes,ours_mbs,
  * default_mbs,ratio) and, when FILE is empty, a header; bench/chart.sh
@@ -15,6 +15,12 @@
  * --openssl-avx2 re-runs itself with OPENSSL_ia32cap masking OpenSSL's
  * AVX-512 paths (leaving AVX2) and pins our ChaCha20/Poly1305 to AVX2, to
  * compare same-ISA code. Reports MB/s (10^6 bytes/s) and ours/default.
+ *
+ * XChaCha20-Poly1305 has no default-provider peer: its rows (mode "xchacha",
+ * native mode only) put ours against libsodium's
+ * crypto_aead_xchacha20poly1305_ietf_encrypt/_decrypt (built with libsodium)
+ * and against our own ChaCha20-Poly1305 (the cost of HChaCha20), with the
+ * same record: a fresh nonce per message, 13 bytes of AAD, the tag.
  */
 #define _GNU_SOURCE 1
 #include <sched.h>
@@ -28,14 +34,18 @@
 #include <openssl/evp.h>
 #include <openssl/params.h>
 #include <openssl/provider.h>
+#ifdef HAVE_LIBSODIUM
+# include <sodium.h>
+#endif
 
 static OSSL_LIB_CTX *libctx;
-static unsigned char *inbuf, *outbuf, *ctbuf;  /* ctbuf: a record to open */
+static unsigned char *inbuf, *outbuf, *ctbuf[2];  /* ctbuf: a record to open, per side */
 static const unsigned char key[32] = { 0x42 };
-static unsigned char iv[16];
+static unsigned char iv[32];   /* room for XChaCha20-Poly1305's 24 bytes */
 static int quick;
 static FILE *csv;
 static const char *mode = "native";
+static const char *our_c20, *our_p1305;   /* our active backends */
 
 static double now(void)
 {
@@ -54,13 +64,14 @@ static void die(const char *what)
 
 /* One measured workload: runs `iters` messages of `len` bytes. */
 typedef struct {
-    const char *alg;
+    const char *alg;           /* "libsodium": not through EVP */
     EVP_CIPHER *cipher;
     EVP_CIPHER_CTX *ctx;
     EVP_MAC *mac;
     size_t len;
     int enc;
     unsigned char tag[16];
+    unsigned char *ct;         /* this side's record to open */
 } job;
 
 typedef void run_fn(job *j, long iters);
@@ -99,7 +110,7 @@ static void run_record(job *j, long iters)
         if (!j->enc && EVP_CIPHER_CTX_ctrl(j->ctx, EVP_CTRL_AEAD_SET_TAG, 16, j->tag) <= 0)
             die("record set tag");
         if (!EVP_CipherUpdate(j->ctx, NULL, &outl, inbuf, 13)
-            || !EVP_CipherUpdate(j->ctx, outbuf, &outl, j->enc ? inbuf : ctbuf,
+            || !EVP_CipherUpdate(j->ctx, outbuf, &outl, j->enc ? inbuf : j->ct,
                                  (int)j->len))
             die("record update");
         if (!EVP_CipherFinal_ex(j->ctx, outbuf, &outl))
@@ -126,10 +137,41 @@ static void run_mac(job *j, long iters)
     EVP_MAC_CTX_free(m);
 }
 
+#ifdef HAVE_LIBSODIUM
+/* libsodium's XChaCha20-Poly1305 with the record of run_record(). */
+static void run_sodium_record(job *j, long iters)
+{
+    unsigned long long n;
+
+    while (iters-- > 0) {
+        if (j->enc) {
+            if (crypto_aead_xchacha20poly1305_ietf_encrypt(outbuf, &n, inbuf, j->len,
+                                                           inbuf, 13, NULL, iv, key) != 0)
+                die("libsodium seal");
+        } else if (crypto_aead_xchacha20poly1305_ietf_decrypt(outbuf, &n, NULL, j->ct,
+                                                              j->len + 16, inbuf, 13,
+                                                              iv, key) != 0) {
+            die("libsodium open");
+        }
+    }
+}
+#endif
+
 static void job_setup(job *j, const char *propq)
 {
     int outl;
 
+#ifdef HAVE_LIBSODIUM
+    if (strcmp(j->alg, "libsodium") == 0) {
+        unsigned long long n;
+
+        memset(iv, 0, sizeof(iv));
+        if (crypto_aead_xchacha20poly1305_ietf_encrypt(j->ct, &n, inbuf, j->len, inbuf,
+                                                       13, NULL, iv, key) != 0)
+            die("libsodium prepare");
+        return;
+    }
+#endif
     if (strcmp(j->alg, "POLY1305") == 0) {
         j->mac = EVP_MAC_fetch(libctx, j->alg, propq);
         if (j->mac == NULL
@@ -151,9 +193,9 @@ static void job_setup(job *j, const char *propq)
         die("init");
     if (!j->enc && EVP_CIPHER_get_mode(j->cipher) == 0 && EVP_CIPHER_CTX_get_tag_length(j->ctx) >= 0
         && (EVP_CIPHER_get_flags(j->cipher) & EVP_CIPH_FLAG_AEAD_CIPHER)) {
-        /* a valid record to open: encrypt once into ctbuf, keep the tag */
+        /* a valid record to open: encrypt once into j->ct, keep the tag */
         if (!EVP_CipherUpdate(j->ctx, NULL, &outl, inbuf, 13)
-            || !EVP_CipherUpdate(j->ctx, ctbuf, &outl, inbuf, (int)j->len)
+            || !EVP_CipherUpdate(j->ctx, j->ct, &outl, inbuf, (int)j->len)
             || !EVP_CipherFinal_ex(j->ctx, outbuf, &outl)
             || EVP_CIPHER_CTX_ctrl(j->ctx, EVP_CTRL_AEAD_GET_TAG, 16, j->tag) <= 0)
             die("prepare record");
@@ -196,26 +238,33 @@ static double measure(job *j, run_fn *fn, long *iters_io, double target)
 
 static const size_t sizes[] = { 16, 64, 256, 1024, 8192, 16384, 1 << 20 };
 
-static void table(const char *title, const char *alg, int enc, run_fn *fn)
+/* One side of a comparison: an algorithm from a provider (or libsodium). */
+typedef struct {
+    const char *alg, *propq;
+    run_fn *fn;
+} side;
+
+/* Ours (a) against a peer (b), per message size, alternating, best of N. */
+static void compare(const char *title, const char *peer, int enc, side a, side b)
 {
     size_t i;
     int r, rounds = quick ? 3 : 7;
     double target = quick ? 0.02 : 0.05;
 
     printf("\n%s\n", title);
-    printf("%10s %12s %12s %8s\n", "bytes", "ours MB/s", "default MB/s", "ratio");
+    printf("%10s %12s %12s %8s\n", "bytes", "ours MB/s", peer, "ratio");
     for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
-        job ours = { alg, NULL, NULL, NULL, sizes[i], enc, { 0 } };
-        job dflt = ours;
+        job ours = { a.alg, NULL, NULL, NULL, sizes[i], enc, { 0 }, ctbuf[0] };
+        job other = { b.alg, NULL, NULL, NULL, sizes[i], enc, { 0 }, ctbuf[1] };
         double best_o = 0, best_d = 0, v;
         long it_o = 0, it_d = 0;
 
-        job_setup(&ours, "provider=chacha");
-        job_setup(&dflt, "provider=default");
+        job_setup(&ours, a.propq);
+        job_setup(&other, b.propq);
         for (r = 0; r < rounds; r++) {       /* alternate, keep the best */
-            if ((v = measure(&ours, fn, &it_o, target)) > best_o)
+            if ((v = measure(&ours, a.fn, &it_o, target)) > best_o)
                 best_o = v;
-            if ((v = measure(&dflt, fn, &it_d, target)) > best_d)
+            if ((v = measure(&other, b.fn, &it_d, target)) > best_d)
                 best_d = v;
         }
         printf("%10zu %12.1f %12.1f %7.2fx\n", sizes[i], best_o, best_d, best_o / best_d);
@@ -224,8 +273,51 @@ static void table(const char *title, const char *alg, int enc, run_fn *fn)
             fprintf(csv, "%s,\"%s\",%zu,%.1f,%.1f,%.4f\n", mode, title, sizes[i],
                     best_o, best_d, best_o / best_d);
         job_free(&ours);
-        job_free(&dflt);
+        job_free(&other);
     }
+}
+
+static void table(const char *title, const char *alg, int enc, run_fn *fn)
+{
+    side ours = { alg, "provider=chacha", fn }, dflt = { alg, "provider=default", fn };
+
+    compare(title, "default MB/s", enc, ours, dflt);
+}
+
+/* XChaCha20-Poly1305 records: against libsodium, and against our ChaCha20-Poly1305. */
+static void xchacha_tables(void)
+{
+    static const char *const dir[2] = { "open", "seal" };
+    side ours = { "XChaCha20-Poly1305", "provider=chacha", run_record };
+    side c20p = { "ChaCha20-Poly1305", "provider=chacha", run_record };
+    const char *saved = mode;
+    char title[160];
+    int enc;
+
+    mode = "xchacha";
+    if (csv != NULL)
+        fprintf(csv, "# xchacha: chacha20=%s poly1305=%s%s%s\n", our_c20, our_p1305,
+#ifdef HAVE_LIBSODIUM
+                "; libsodium ", sodium_version_string()
+#else
+                "", ""
+#endif
+                );
+    for (enc = 1; enc >= 0; enc--) {
+#ifdef HAVE_LIBSODIUM
+        side sodium = { "libsodium", "", run_sodium_record };
+
+        snprintf(title, sizeof(title), "XChaCha20-Poly1305 %s: ours vs libsodium %s, "
+                 "record: nonce + AAD(13) + text + tag", dir[enc], sodium_version_string());
+        compare(title, "libsodium MB/s", enc, ours, sodium);
+#else
+        printf("\nXChaCha20-Poly1305 vs libsodium: built without libsodium\n");
+#endif
+        snprintf(title, sizeof(title), "XChaCha20-Poly1305 %s vs our ChaCha20-Poly1305 "
+                 "(the HChaCha20 cost), same record", dir[enc]);
+        compare(title, "ChaCha20P MB/s", enc, ours, c20p);
+    }
+    mode = saved;
 }
 
 static void print_header(void)
@@ -261,6 +353,8 @@ static void print_header(void)
     printf("cpu: %s (%s)\n", cpu, isa);
     if (prov == NULL || !OSSL_PROVIDER_get_params(prov, p))
         die("loading the chacha provider");
+    our_c20 = c20;
+    our_p1305 = p1305;
     printf("openssl: %s\n", OpenSSL_version(OPENSSL_VERSION));
     printf("OPENSSL_ia32cap: %s\n", getenv("OPENSSL_ia32cap") ? getenv("OPENSSL_ia32cap") : "(unset)");
     printf("chacha provider backends: chacha20=%s poly1305=%s\n", c20, p1305);
@@ -300,7 +394,7 @@ int main(int argc, char **argv)
             if (csv == NULL)
                 die("opening the CSV file");
         } else {
-            fprintf(stderr, "usage: %s [--quick] [--only chacha20|aead|poly1305] [--openssl-avx2] [--csv FILE]\n",
+            fprintf(stderr, "usage: %s [--quick] [--only chacha20|aead|poly1305|xchacha] [--openssl-avx2] [--csv FILE]\n",
                     argv[0]);
             return 2;
         }
@@ -313,10 +407,15 @@ int main(int argc, char **argv)
 
     inbuf = malloc((1 << 20) + 8192);
     outbuf = malloc((1 << 20) + 8192);
-    ctbuf = malloc((1 << 20) + 8192);
-    if (inbuf == NULL || outbuf == NULL || ctbuf == NULL)
+    ctbuf[0] = malloc((1 << 20) + 8192);
+    ctbuf[1] = malloc((1 << 20) + 8192);
+    if (inbuf == NULL || outbuf == NULL || ctbuf[0] == NULL || ctbuf[1] == NULL)
         return 1;
     memset(inbuf, 0x5a, (1 << 20) + 8192);
+#ifdef HAVE_LIBSODIUM
+    if (sodium_init() < 0)
+        die("sodium_init");
+#endif
     libctx = OSSL_LIB_CTX_new();
     if (OSSL_PROVIDER_load(libctx, "default") == NULL)
         die("loading the default provider");
@@ -349,11 +448,16 @@ int main(int argc, char **argv)
             table("Poly1305 MAC: init + update + final per message", "POLY1305", 1, run_mac);
         }
     }
+    /* no peer in OpenSSL, so no same-ISA mode: native only */
+    if ((only == NULL && strcmp(mode, "native") == 0)
+        || (only != NULL && strcmp(only, "xchacha") == 0))
+        xchacha_tables();
     OSSL_LIB_CTX_free(libctx);
     if (csv != NULL)
         fclose(csv);
     free(inbuf);
     free(outbuf);
-    free(ctbuf);
+    free(ctbuf[0]);
+    free(ctbuf[1]);
     return 0;
 }

@@ -30,12 +30,13 @@ awk -F, -v dir="$tmp" '
                             print pat > (file[key] ".name") }
       print $(NF - 3), $NF > file[key] }' "$csv"
 
-panel() { # panel MODE TITLE
-    set -- "$1" "$2" "$(ls "$tmp/$1".[0-9]* 2>/dev/null | grep -v '\.name$' | sort -t. -k2 -n)"
-    [ -n "$3" ] || return 0
+panel() { # panel MODE TITLE [LABEL OF THE 1.0 LINE]
+    set -- "$1" "$2" "${3:-1.0: same speed as OpenSSL's default}" \
+        "$(ls "$tmp/$1".[0-9]* 2>/dev/null | grep -v '\.name$' | sort -t. -k2 -n)"
+    [ -n "$4" ] || return 0
     printf 'set title "%s" noenhanced\n' "$2"
-    printf 'plot 1 with lines dt 2 lw 2 lc rgb "#000000" title "1.0: same speed as OpenSSL'"'"'s default"'
-    for f in $3; do
+    printf 'plot 1 with lines dt 2 lw 2 lc rgb "#000000" title "%s"' "$3"
+    for f in $4; do
         printf ', "%s" using 1:2 with linespoints lw 2 pt 7 ps 0.6 title "%s" noenhanced' \
             "$f" "$(cat "$f.name")"
     done
@@ -61,9 +62,14 @@ n=$(echo "$modes" | wc -l)
         case $m in
         native) t="native: each provider on its best code for this CPU\\nours: $b" ;;
         openssl-avx2) t="OpenSSL's AVX-512 masked (AVX2 left), ours pinned to AVX2\\nours: $b" ;;
+        xchacha) t="XChaCha20-Poly1305 (OpenSSL has none): ours against libsodium and against our ChaCha20-Poly1305\\nours: $b" ;;
         *) t="$m\\nours: $b" ;;
         esac
-        panel "$m" "$t"
+        if [ "$m" = xchacha ]; then
+            panel "$m" "$t" "1.0: same speed as the peer named in the line"
+        else
+            panel "$m" "$t"
+        fi
     done
     printf 'unset multiplot\n'
 } >"$tmp/plot.gp"

@@ -19,6 +19,13 @@
  * or tampered records for decryption), EVP_CIPHER_CTX_copy mid-stream, ctx
  * param sets (ivlen, keylen, tag length, unknown keys) and gets.
  *
+ * XChaCha (built with libsodium): a quarter of the inputs (first byte with
+ * bits 1 and 2 set) drive our XChaCha20-Poly1305 or XChaCha20 instead,
+ * against libsodium, which OpenSSL does not have: random chunking of AAD
+ * and text, in place or not, Update/Final or EVP_Cipher, a copy of the
+ * context mid-message, a tampered record that must not open, and for the
+ * stream a counter near 2^32 / 2^64 and a key change mid-stream.
+ *
  * Build: fuzz/run-smoke.sh (clang -fsanitize=fuzzer,address,undefined, with
  * an instrumented chacha.so so that coverage includes the provider).
  * Environment: OPENSSL_MODULES must point at chacha.so (a compiled-in default
@@ -37,6 +44,9 @@
 #include <openssl/evp.h>
 #include <openssl/params.h>
 #include <openssl/provider.h>
+#ifdef HAVE_LIBSODIUM
+# include <sodium.h>
+#endif
 
 #define MAXDATA 16384
 #define SLACK 48
@@ -49,6 +59,8 @@ static const char *const phase_name[] = { "fresh", "aad", "data", "done", "tls-d
 
 static OSSL_LIB_CTX *lctx;
 static EVP_CIPHER *ciph[2][2];          /* [side][aead] */
+static EVP_CIPHER *xciph[2];            /* ours: XChaCha20, XChaCha20-Poly1305 */
+static const char *mode_name = "ChaCha20";
 static int verbose, strict;
 static unsigned long n_deviations;
 
@@ -204,8 +216,7 @@ static void fail(const char *fmt, ...)
     va_list ap;
     int i;
 
-    fprintf(stderr, "\n==== DIFFERENTIAL FAILURE (%s) ====\n   ",
-            S.aead ? "ChaCha20-Poly1305" : "ChaCha20");
+    fprintf(stderr, "\n==== DIFFERENTIAL FAILURE (%s) ====\n   ", mode_name);
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
     va_end(ap);
@@ -1038,6 +1049,135 @@ static void op_params(reader *r)
 
 /* ------------------------------------------------------------------------ */
 
+/* ------------------------------------------------------------------------ */
+/* XChaCha against libsodium                                                 */
+
+#ifdef HAVE_LIBSODIUM
+/*
+ * Our XChaCha cipher x (0 stream, 1 AEAD) over in[0..len) into out in
+ * chunks read from the input; AAD first (AEAD). A copy of the context may
+ * take over mid-way; the stream may change key at a chunk boundary (then
+ * *rekey_at is where). Returns the Final's result (AEAD: 1 = opened).
+ */
+static int x_run(reader *r, int x, int enc, const uint8_t key[32], const uint8_t *key2,
+                 const uint8_t *iv, const uint8_t *aad, size_t alen, const uint8_t *in,
+                 size_t len, uint8_t *out, uint8_t tag[16], size_t *rekey_at)
+{
+    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new(), *cp;
+    int api = rd8(r) & 1, outl, ok, fin;
+    size_t done, n;
+
+    ok = ctx != NULL && EVP_CipherInit_ex2(ctx, xciph[x], key, iv, enc, NULL)
+         && (!x || enc || EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, 16, tag) > 0);
+    for (done = 0; ok && done < alen; done += n) {
+        n = 1 + rdlen(r, alen - done - 1);
+        ok = api ? EVP_Cipher(ctx, NULL, aad + done, (unsigned int)n) == (int)n
+                 : EVP_CipherUpdate(ctx, NULL, &outl, aad + done, (int)n) && outl == (int)n;
+    }
+    for (done = 0; ok && done < len; done += n) {
+        uint8_t how = rd8(r);
+
+        n = 1 + rdlen(r, len - done - 1);
+        if ((how & 0x30) == 0x30 && (cp = EVP_CIPHER_CTX_new()) != NULL) {
+            if (!EVP_CIPHER_CTX_copy(cp, ctx))
+                fail("EVP_CIPHER_CTX_copy of our %s", mode_name);
+            EVP_CIPHER_CTX_free(ctx);
+            ctx = cp;
+            note("  copy at %zu", done);
+        }
+        if (!x && key2 != NULL && *rekey_at == (size_t)-1 && (how & 0xc0) == 0xc0) {
+            ok = EVP_CipherInit_ex2(ctx, NULL, key2, NULL, enc, NULL);
+            *rekey_at = done;
+            note("  key change at %zu", done);
+        }
+        ok = ok && (api ? EVP_Cipher(ctx, out + done, in + done, (unsigned int)n) == (int)n
+                        : EVP_CipherUpdate(ctx, out + done, &outl, in + done, (int)n)
+                          && outl == (int)n);
+    }
+    if (!ok)
+        fail("our %s refused a valid call (api %d, at %zu of %zu)", mode_name, api, done, len);
+    fin = api ? EVP_Cipher(ctx, NULL, NULL, 0) == 0
+              : EVP_CipherFinal_ex(ctx, out + len, &outl) == 1;
+    if (fin && x && enc && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, 16, tag) <= 0)
+        fail("GET_TAG");
+    ERR_clear_error();
+    EVP_CIPHER_CTX_free(ctx);
+    return fin;
+}
+
+static void fuzz_xchacha(reader *r, int x)
+{
+    static uint8_t aad[512], ref[MAXDATA + 16], scratch[MAXDATA];
+    static const uint64_t near[] = { 0xffffffffu, 0x1ffffffffull, 0xffffffffffffffffull };
+    uint8_t key[32], key2[32], iv[32], tag[16], b = rd8(r);
+    size_t len = rdlen(r, MAXDATA), alen = x ? rdlen(r, sizeof(aad)) : 0;
+    size_t rekey_at = (size_t)-1, at;
+    int inplace = b & 1;
+    uint8_t *out = inplace ? S.out[OURS] : S.out[DFLT], *in = inplace ? S.out[OURS] : S.in;
+    uint64_t ic = 0;
+    unsigned long long clen;
+
+    mode_name = x ? "XChaCha20-Poly1305 vs libsodium" : "XChaCha20 vs libsodium";
+    make_key(r, key);
+    make_key(r, key2);
+    rdbytes(r, iv, 24);
+    if (!x) {
+        ic = (b & 6) == 0 ? 0 : (b & 6) == 2 ? rd16(r) : near[rd8(r) % 3] - (rd8(r) % 8);
+        for (at = 0; at < 8; at++)
+            iv[24 + at] = (uint8_t)(ic >> (8 * at));
+    }
+    prng_fill(rd16(r), S.in, len);
+    prng_fill(rd16(r), aad, alen);
+    note("%s len %zu aad %zu ic %llx%s", mode_name, len, alen, (unsigned long long)ic,
+         inplace ? " in place" : "");
+    if (inplace)
+        memcpy(S.out[OURS], S.in, len);
+    if (!x) {
+        /* the stream, possibly with a key change: libsodium in two parts */
+        x_run(r, 0, 1, key, key2, iv, NULL, 0, in, len, out, tag, &rekey_at);
+        crypto_stream_xchacha20_xor_ic(ref, S.in, len, iv, ic, key);
+        if (rekey_at != (size_t)-1) {
+            static uint8_t ref2[MAXDATA];
+
+            crypto_stream_xchacha20_xor_ic(ref2, S.in, len, iv, ic, key2);
+            memcpy(ref + rekey_at, ref2 + rekey_at, len - rekey_at);
+        }
+        if (memcmp(out, ref, len) != 0)
+            fail("XChaCha20 differs from crypto_stream_xchacha20_xor_ic (key change at %lld)",
+                 rekey_at == (size_t)-1 ? -1LL : (long long)rekey_at);
+        return;
+    }
+    /* seal: ciphertext and tag as libsodium's */
+    if (!x_run(r, 1, 1, key, NULL, iv, aad, alen, in, len, out, tag, &rekey_at))
+        fail("our seal failed");
+    crypto_aead_xchacha20poly1305_ietf_encrypt(ref, &clen, S.in, len, aad, alen, NULL, iv, key);
+    if (memcmp(out, ref, len) != 0 || memcmp(tag, ref + len, 16) != 0)
+        fail("seal differs from crypto_aead_xchacha20poly1305_ietf_encrypt");
+    /* open libsodium's record, then a tampered one */
+    memcpy(S.in, ref, len);
+    if (inplace)
+        memcpy(S.out[OURS], ref, len);
+    if (!x_run(r, 1, 0, key, NULL, iv, aad, alen, in, len, out, tag, &rekey_at))
+        fail("our open of libsodium's record failed");
+    at = rd16(r) % (len + alen + 16);
+    if (at < 16)
+        ref[len + at] ^= (uint8_t)(1u << (rd8(r) & 7));
+    else if (at < 16 + len)
+        ref[at - 16] ^= (uint8_t)(1u << (rd8(r) & 7));
+    else
+        aad[at - 16 - len] ^= (uint8_t)(1u << (rd8(r) & 7));
+    memcpy(tag, ref + len, 16);
+    memcpy(S.in, ref, len);
+    if (inplace)
+        memcpy(S.out[OURS], ref, len);
+    if (crypto_aead_xchacha20poly1305_ietf_decrypt(scratch, NULL, NULL, ref, len + 16, aad,
+                                                   alen, iv, key) == 0)
+        fail("libsodium opened the tampered record (harness bug)");
+    if (x_run(r, 1, 0, key, NULL, iv, aad, alen, in, len, out, tag, &rekey_at))
+        fail("our open accepted a record tampered at %zu", at);
+}
+#endif
+
 static const char *getenv_or(const char *k, const char *d)
 {
     const char *v = getenv(k);
@@ -1089,6 +1229,14 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
                 exit(2);
             }
         }
+#ifdef HAVE_LIBSODIUM
+    xciph[0] = EVP_CIPHER_fetch(lctx, "XChaCha20", "provider=chacha");
+    xciph[1] = EVP_CIPHER_fetch(lctx, "XChaCha20-Poly1305", "provider=chacha");
+    if (sodium_init() < 0 || xciph[0] == NULL || xciph[1] == NULL) {
+        fprintf(stderr, "fuzz_differential: XChaCha or libsodium unavailable\n");
+        exit(2);
+    }
+#endif
     return 0;
 }
 
@@ -1096,11 +1244,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     reader r = { data, size };
     int ops = 0;
+    uint8_t first = rd8(&r);
 
-    S.aead = rd8(&r) & 1;
+    S.aead = first & 1;
     S.ntrace = 0;
     S.c[0] = S.c[1] = NULL;
-    note("cipher %s", S.aead ? "ChaCha20-Poly1305" : "ChaCha20");
+#ifdef HAVE_LIBSODIUM
+    if ((first & 6) == 6) {
+        fuzz_xchacha(&r, S.aead);
+        return 0;
+    }
+#endif
+    mode_name = S.aead ? "ChaCha20-Poly1305" : "ChaCha20";
+    note("cipher %s", mode_name);
     op_fresh(&r);
     while (r.n > 0 && ops++ < MAXOPS) {
         uint8_t op = rd8(&r);

@@ -99,6 +99,8 @@ function field(line) { sub(/^[^:]*: *"/, "", line); sub(/".*$/, "", line); retur
 
 # hand-written programs (op bytes as in LLVMFuzzerTestOneInput)
 k=000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f
+n24=404142434445464748494a4b4c4d4e4f5051525354555657
+# XChaCha vs libsodium (first byte 06 stream / 07 AEAD; see fuzz_xchacha())
 cat <<EOF
 seed-tls-enc 0107$(printf 80)$k$(printf 80)0000000000000000000000000000000000000c000a30000c0012
 seed-tls-dec 0106$(printf 80)$k$(printf 80)0000000000000000000000000000000000000c0001400012340c00a3800055660c0e
@@ -107,6 +109,10 @@ seed-cipher-api 0107$(printf 80)$k$(printf 80)0000000000000000000000000000000008
 seed-c20-wrap 0007$(printf 80)$k$(printf 80)fcffffffffffffff0000000000000000030280ffff0d00030230aa
 seed-open-chunks 0107$(printf 80)$k$(printf 80)0000000000000000000000000000000f0f201234567890ab
 seed-params 0107$(printf 80)$k$(printf 80)000000000000000000000000000000000e000e060e010e020e030e04000e05
+seed-x-aead 0700c80d80${k}00${n24}123456780003001100402010
+seed-x-aead-inplace-cipher 0701f07f80${k}00${n24}12345678010501310f203041
+seed-x-stream-near-2-64 0606c80080${k}80$k${n24}0205aaaa01c00f00400f
+seed-x-stream-rekey 0602f0008000${n24}3412aaaa00c01000c02000
 EOF
 } | tobin
 

@@ -29,12 +29,29 @@ static const OSSL_ALGORITHM chacha_ciphers[] = {
       "ChaCha20 stream cipher (OpenSSL 16-byte IV layout)" },
     { "ChaCha20-Poly1305", "provider=chacha", chacha_chacha20_poly1305_functions,
       "ChaCha20-Poly1305 AEAD (RFC 8439)" },
+    { "XChaCha20", "provider=chacha", chacha_xchacha20_functions,
+      "XChaCha20 stream cipher (24-byte nonce, 64-bit counter)" },
+    { "XChaCha20-Poly1305", "provider=chacha", chacha_xchacha20_poly1305_functions,
+      "XChaCha20-Poly1305 AEAD (draft-irtf-cfrg-xchacha-03, 24-byte nonce)" },
     { NULL, NULL, NULL, NULL }
 };
 
 static const OSSL_ALGORITHM chacha_macs[] = {
     { "POLY1305", "provider=chacha", chacha_poly1305_mac_functions,
       "Poly1305 one-time authenticator (RFC 8439)" },
+    { NULL, NULL, NULL, NULL }
+};
+
+/* POLY1305 as an EVP_PKEY (the 1.1.1 API), as OpenSSL's default provider */
+static const OSSL_ALGORITHM chacha_keymgmt[] = {
+    { "POLY1305", "provider=chacha", chacha_poly1305_keymgmt_functions,
+      "POLY1305 MAC keys for EVP_PKEY (EVP_PKEY_new_raw_private_key)" },
+    { NULL, NULL, NULL, NULL }
+};
+
+static const OSSL_ALGORITHM chacha_signatures[] = {
+    { "POLY1305", "provider=chacha", chacha_poly1305_signature_functions,
+      "POLY1305 MAC through EVP_DigestSign" },
     { NULL, NULL, NULL, NULL }
 };
 
@@ -94,6 +111,10 @@ static const OSSL_ALGORITHM *chacha_query(void *provctx, int operation_id,
         return chacha_ciphers;
     case OSSL_OP_MAC:
         return chacha_macs;
+    case OSSL_OP_KEYMGMT:
+        return chacha_keymgmt;
+    case OSSL_OP_SIGNATURE:
+        return chacha_signatures;
     default:
         return NULL;
     }

@@ -37,6 +37,31 @@ check "list -cipher-algorithms shows ChaCha20 @ chacha" \
     sh -c "$OPENSSL list -cipher-algorithms $ours | grep -q 'ChaCha20 @ chacha'"
 check "list -cipher-algorithms shows ChaCha20-Poly1305 @ chacha" \
     sh -c "$OPENSSL list -cipher-algorithms $ours | grep -q 'ChaCha20-Poly1305 @ chacha'"
+for alg in XChaCha20 XChaCha20-Poly1305; do
+    check "list -cipher-algorithms shows $alg @ chacha" \
+        sh -c "$OPENSSL list -cipher-algorithms $ours | grep -q '^  $alg @ chacha'"
+done
+check "list -key-managers and -signature-algorithms show POLY1305 @ chacha" \
+    sh -c "$OPENSSL list -key-managers $ours | grep -q 'POLY1305 @ chacha' &&
+           $OPENSSL list -signature-algorithms $ours | grep -q 'POLY1305 @ chacha'"
+
+# POLY1305 as an EVP_PKEY: dgst -mac poly1305 (keygen from hexkey, then
+# EVP_DigestSign) with only our provider and a mandatory provider=chacha,
+# equal to the default provider's; the trace shows our signature context
+key=$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n')
+head -c 1000 /dev/urandom >"$tmp/pt"
+CHACHA_PROVIDER_DEBUG=1 $OPENSSL dgst -provider chacha -propquery provider=chacha -mac poly1305 \
+    -macopt hexkey:"$key" -r "$tmp/pt" >"$tmp/mac.ours" 2>"$tmp/trace"
+$OPENSSL dgst $dflt -mac poly1305 -macopt hexkey:"$key" -r "$tmp/pt" >"$tmp/mac.dflt" 2>&1
+check "dgst -mac poly1305, only chacha, propquery provider=chacha: a MAC" \
+    grep -q '^[0-9a-f]\{32\} ' "$tmp/mac.ours"
+check "dgst -mac poly1305: the same MAC as the default provider" cmp "$tmp/mac.ours" "$tmp/mac.dflt"
+check "dgst -mac poly1305: our POLY1305 signature carried it (trace)" \
+    grep -q "new POLY1305 signature context" "$tmp/trace"
+CHACHA_PROVIDER_DEBUG=1 $OPENSSL dgst $dflt -mac poly1305 -macopt hexkey:"$key" "$tmp/pt" \
+    >/dev/null 2>"$tmp/trace"
+check "dgst -mac poly1305 -provider default: no context of ours (control)" \
+    sh -c "! grep -q 'POLY1305 signature' '$tmp/trace'"
 
 # sizes around block boundaries, and one large file
 for n in 0 1 63 64 65 1000 65537 1048583; do

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The bad-input matrix (docs/bad-input.md), table-driven: every row is one
- * misuse of the EVP API on ChaCha20 or ChaCha20-Poly1305. Each row runs on
- * our provider (checked: return code, error text, nothing released) and on
- * OpenSSL's default provider (shown, for the matrix). Rows that might crash
+ * misuse of the EVP API on ChaCha20, ChaCha20-Poly1305, XChaCha20 or
+ * XChaCha20-Poly1305. Each row runs on our provider (checked: return code,
+ * error text, nothing released) and on OpenSSL's default provider (shown,
+ * for the matrix; it has no XChaCha). Rows that might crash
  * a provider (NULL buffers, lengths near INT_MAX) run in a forked child, so
  * a crash is reported instead of killing the test; under ASan (configure
  * --enable-sanitizers) leaks and overflows fail the run.
@@ -63,8 +64,10 @@ static const unsigned char KEY[32] = {
     0x8c, 0x8d, 0x8e, 0x8f, 0x90, 0x91, 0x92, 0x93, 0x94, 0x95, 0x96, 0x97,
     0x98, 0x99, 0x9a, 0x9b, 0x9c, 0x9d, 0x9e, 0x9f
 };
-static const unsigned char IV[16] = {
-    0x07, 0, 0, 0, 0x40, 0x41, 0x42, 0x43, 0x44, 0x45, 0x46, 0x47, 1, 2, 3, 4
+/* 32 bytes: XChaCha20's IV; the other ciphers read the first 24, 16 or 12 */
+static const unsigned char IV[32] = {
+    0x07, 0, 0, 0, 0x40, 0x41, 0x42, 0x43, 0x44, 0x45, 0x46, 0x47, 1, 2, 3, 4,
+    5, 6, 7, 8, 9, 10, 11, 12, 0x30, 0, 0, 0, 0, 0, 0, 0
 };
 static unsigned char PT[1024];
 
@@ -82,7 +85,7 @@ typedef void row_fn(const EVP_CIPHER *c, outcome *o, int arg);
 typedef struct {
     const char *id;
     const char *input;         /* the matrix's "input" column */
-    int aead;
+    int aead;                  /* the cipher: enum alg */
     row_fn *fn;
     int arg;
     int forked;                /* may crash a provider: run in a child */
@@ -90,7 +93,11 @@ typedef struct {
     const char *want_err;      /* substring of ours' error, NULL: none queued */
 } row;
 
-static EVP_CIPHER *ciphers[2][2];      /* [0 ours, 1 default][aead] */
+enum alg { C20, AEAD, XC20, XAEAD, NALG };
+static const char *const alg_name[NALG] = {
+    "ChaCha20", "ChaCha20-Poly1305", "XChaCha20", "XChaCha20-Poly1305"
+};
+static EVP_CIPHER *ciphers[2][NALG];   /* [0 ours, 1 default][alg]; no default XChaCha */
 
 static void take_error(outcome *o)
 {
@@ -367,6 +374,25 @@ static void r_tls(const EVP_CIPHER *c, outcome *o, int arg)
     EVP_CIPHER_CTX_free(d);
 }
 
+/* TLS record mode where there is none: arg 0 = tlsaad, 1 = tlsivfixed */
+static void r_tls_refused(const EVP_CIPHER *c, outcome *o, int arg)
+{
+    EVP_CIPHER_CTX *ctx = new_ctx(c, KEY, IV, 1);
+    unsigned char aad[13] = { 0, 0, 0, 0, 0, 0, 0, 5, 23, 3, 3, 0, 64 }, out[80];
+    int outl = -1, rc;
+
+    ERR_clear_error();
+    o->rc = EVP_CIPHER_CTX_ctrl(ctx, arg ? EVP_CTRL_AEAD_SET_IV_FIXED : EVP_CTRL_AEAD_TLS1_AAD,
+                                arg ? 12 : 13, aad);
+    take_error(o);
+    /* no record armed: the next update is plain text, not a record */
+    memset(out, 0, sizeof(out));
+    rc = EVP_EncryptUpdate(ctx, out, &outl, PT, 64);
+    snprintf(o->note, sizeof(o->note), "update after: %d, outl %d", rc, outl);
+    ERR_clear_error();
+    EVP_CIPHER_CTX_free(ctx);
+}
+
 /* ChaCha20 counter words (arg 0: ffffffff,ffffffff; 1: fffffffe,ffffffff;
  * 2: ffffffff,00000000): 4 blocks; rc = bytes equal to the other provider */
 static unsigned char wrap_out[2][256];
@@ -420,8 +446,11 @@ static const OSSL_DISPATCH *dispatch_entry(const OSSL_DISPATCH *d, int id)
 
 static void wb_huge(int *pass)
 {
-    const OSSL_DISPATCH *tables[2] = { chacha_chacha20_functions,
-                                       wb_chacha20_poly1305_functions };
+    const OSSL_DISPATCH *tables[NALG] = { chacha_chacha20_functions,
+                                          wb_chacha20_poly1305_functions,
+                                          chacha_xchacha20_functions,
+                                          chacha_xchacha20_poly1305_functions };
+    static const size_t ivlens[NALG] = { 16, 12, 32, 24 };
     static const int ids[2] = { OSSL_FUNC_CIPHER_UPDATE, OSSL_FUNC_CIPHER_CIPHER };
     enum chacha_select_status why;
     CHACHA_PROV_CTX pctx;
@@ -434,7 +463,7 @@ static void wb_huge(int *pass)
     pctx.core_vset_error = wb_vset_error;
     pctx.chacha = chacha_select_chacha20(NULL, &why);
     pctx.poly = chacha_select_poly1305(NULL, &why);
-    for (t = 0; t < 2; t++) {
+    for (t = 0; t < NALG; t++) {
         OSSL_FUNC_cipher_newctx_fn *nw =
             OSSL_FUNC_cipher_newctx(dispatch_entry(tables[t], OSSL_FUNC_CIPHER_NEWCTX));
         OSSL_FUNC_cipher_encrypt_init_fn *ei = OSSL_FUNC_cipher_encrypt_init(
@@ -451,7 +480,7 @@ static void wb_huge(int *pass)
             unsigned long e;
             int rc;
 
-            if (!TU_CHECK(ctx != NULL && ei(ctx, KEY, 32, IV, t ? 12 : 16, NULL),
+            if (!TU_CHECK(ctx != NULL && ei(ctx, KEY, 32, IV, ivlens[t], NULL),
                           "white-box init for the SIZE_MAX check")) {
                 *pass = 0;
                 fr(ctx);
@@ -466,8 +495,7 @@ static void wb_huge(int *pass)
                           && memcmp(out, orig, sizeof(out)) == 0,
                           "[%s %s] inl = SIZE_MAX: rc %d, reason %d (want 0, "
                           "INVALID_INPUT_LENGTH, nothing written)",
-                          t ? "ChaCha20-Poly1305" : "ChaCha20",
-                          k ? "cipher" : "update", rc, ERR_GET_REASON(e)))
+                          alg_name[t], k ? "cipher" : "update", rc, ERR_GET_REASON(e)))
                 *pass = 0;
             ERR_clear_error();
             fr(ctx);
@@ -507,10 +535,10 @@ static void wb_limit(int *pass)
          * the block counter where it would be: 0xffffffff, the last block */
         TU_CHECK(aead_update(ctx, buf, &outl, sizeof(buf), PT, 64) == 1,
                  "first 64 bytes");
-        ctx->aead.text_len = CHACHA_AEAD_MAX_TEXT - 64;
-        ctx->aead.cs.counter[0] = 0xffffffff;
-        ctx->aead.cs.partial = 0;
-        ctx->aead.cs.ks_valid = 0;
+        ctx->e.aead.text_len = CHACHA_AEAD_MAX_TEXT - 64;
+        ctx->e.aead.cs.counter[0] = 0xffffffff;
+        ctx->e.aead.cs.partial = 0;
+        ctx->e.aead.cs.ks_valid = 0;
 
         /* 65 bytes: one too many, refused whole, nothing written */
         memset(buf, 0xa5, sizeof(buf));
@@ -525,10 +553,10 @@ static void wb_limit(int *pass)
             *pass = 0;
         /* exactly up to the limit: allowed, uses block 0xffffffff */
         i = aead_update(ctx, buf, &outl, sizeof(buf), PT, 64);
-        if (!TU_CHECK(i == 1 && outl == 64 && ctx->aead.text_len == CHACHA_AEAD_MAX_TEXT
-                      && ctx->aead.cs.counter[0] == 0,
+        if (!TU_CHECK(i == 1 && outl == 64 && ctx->e.aead.text_len == CHACHA_AEAD_MAX_TEXT
+                      && ctx->e.aead.cs.counter[0] == 0,
                       "[%s] the last 64 bytes: rc %d outl %zu counter %08x",
-                      (*ci)->name, i, outl, ctx->aead.cs.counter[0]))
+                      (*ci)->name, i, outl, ctx->e.aead.cs.counter[0]))
             *pass = 0;
         /* ... and they used block 0xffffffff of this nonce (default's ChaCha20) */
         {
@@ -611,6 +639,42 @@ static const row rows[] = {
     { "c20-wrap-64", "ChaCha20 counter ffffffff:ffffffff, 4 blocks", 0, r_wrap, 0, 0, 1, NULL },
     { "c20-wrap-63", "ChaCha20 counter fffffffe:ffffffff, 4 blocks", 0, r_wrap, 1, 0, 1, NULL },
     { "c20-wrap-32", "ChaCha20 counter ffffffff:00000000, 4 blocks", 0, r_wrap, 2, 0, 1, NULL },
+    /* XChaCha20-Poly1305: the AEAD rows again, a 24-byte nonce, no TLS mode */
+    { "x-keylen-16", "keylen param 16", XAEAD, r_keylen, 16, 0, 0, "invalid key length" },
+    { "x-ivlen-0", "XAEAD ivlen 0", XAEAD, r_ivlen, 0, 0, 0, "invalid iv length" },
+    { "x-ivlen-12", "XAEAD ivlen 12", XAEAD, r_ivlen, 12, 0, 0, "invalid iv length" },
+    { "x-ivlen-16", "XAEAD ivlen 16", XAEAD, r_ivlen, 16, 0, 0, "invalid iv length" },
+    { "x-ivlen-23", "XAEAD ivlen 23", XAEAD, r_ivlen, 23, 0, 0, "invalid iv length" },
+    { "x-ivlen-25", "XAEAD ivlen 25", XAEAD, r_ivlen, 25, 0, 0, "invalid iv length" },
+    { "x-ivlen-32", "XAEAD ivlen 32", XAEAD, r_ivlen, 32, 0, 0, "invalid iv length" },
+    { "x-init-ivlen-12", "XAEAD init(key, iv, {ivlen 12})", XAEAD, r_init_ivlen, 12, 0, 0, "invalid length" },
+    { "x-set-tag-0", "SET_TAG length 0 (decrypt)", XAEAD, r_tag, 100, 0, 0, "invalid tag length" },
+    { "x-set-tag-17", "SET_TAG length 17 (decrypt)", XAEAD, r_tag, 117, 0, 0, "invalid tag length" },
+    { "x-get-tag-17", "GET_TAG length 17 (encrypt)", XAEAD, r_tag, 1017, 0, 0, "invalid tag length" },
+    { "x-set-tag-encrypt", "SET_TAG with a tag on encrypt", XAEAD, r_tag, 16, 0, 0, "tag not needed" },
+    { "x-get-tag-decrypt", "GET_TAG on decrypt", XAEAD, r_tag, 1116, 0, 0, "tag not set" },
+    { "x-final-no-tag", "decrypt Final, no tag ever set", XAEAD, r_no_tag, 0, 0, 0, "tag not set" },
+    { "x-cipher-no-tag", "decrypt EVP_Cipher(NULL,NULL,0), no tag", XAEAD, r_no_tag, 1, 0, -1, "tag not set" },
+    { "x-aad-after-data", "AAD update after text", XAEAD, r_aad_after_data, 0, 0, 0, "invalid aad" },
+    { "x-update-after-final", "text update after Final (same nonce)", XAEAD, r_after_final, 0, 0, 0, "already finalised" },
+    { "x-final-after-final", "second Final", XAEAD, r_after_final, 1, 0, 0, "already finalised" },
+    { "x-no-key", "XAEAD update, nonce but no key", XAEAD, r_missing, 0, 0, 0, "no key set" },
+    { "x-no-iv", "XAEAD update, key but no nonce", XAEAD, r_missing, 1, 0, 0, "iv not set" },
+    { "x-null-in", "XAEAD update, real out, NULL in", XAEAD, r_null_buf, 1, 1, 0, "cipher operation failed" },
+    { "x-inl-neg", "XAEAD update inl = -1", XAEAD, r_huge, 0, 1, 0, "" },
+    { "x-tlsaad", "TLS1_AAD ctrl (tlsaad)", XAEAD, r_tls_refused, 0, 0, 0, "no TLS record mode" },
+    { "x-tlsivfixed", "SET_IV_FIXED ctrl (tlsivfixed)", XAEAD, r_tls_refused, 1, 0, 0, "no TLS record mode" },
+    /* XChaCha20: a 32-byte IV (24-byte nonce || 64-bit counter), both needed */
+    { "xc20-keylen-16", "keylen param 16", XC20, r_keylen, 16, 0, 0, "invalid key length" },
+    { "xc20-ivlen-16", "XChaCha20 ivlen 16", XC20, r_ivlen, 16, 0, 0, "invalid iv length" },
+    { "xc20-ivlen-24", "XChaCha20 ivlen 24", XC20, r_ivlen, 24, 0, 0, "invalid iv length" },
+    { "xc20-ivlen-31", "XChaCha20 ivlen 31", XC20, r_ivlen, 31, 0, 0, "invalid iv length" },
+    { "xc20-ivlen-33", "XChaCha20 ivlen 33", XC20, r_ivlen, 33, 0, 0, "invalid iv length" },
+    { "xc20-no-key", "XChaCha20 update, IV but no key", XC20, r_missing, 0, 0, 0, "no key set" },
+    { "xc20-no-iv", "XChaCha20 update, key but no IV", XC20, r_missing, 1, 0, 0, "iv not set" },
+    { "xc20-null-out", "XChaCha20 update, NULL out, real in", XC20, r_null_buf, 0, 1, 0, "cipher operation failed" },
+    { "xc20-null-in", "XChaCha20 update, real out, NULL in", XC20, r_null_buf, 1, 1, 0, "cipher operation failed" },
+    { "xc20-inl-neg", "XChaCha20 update inl = -1", XC20, r_huge, 0, 1, 0, "" },
 };
 
 /* Runs fn, in a child when forked (a crash becomes o->crashed). */
@@ -621,6 +685,10 @@ static void run_one(const row *r, int which, outcome *o)
     pid_t pid;
 
     memset(o, 0, sizeof(*o));
+    if (c == NULL) {           /* the default provider has no XChaCha */
+        o->rc = -99;
+        return;
+    }
     if (!r->forked) {
         r->fn(c, o, r->arg);
         return;
@@ -653,7 +721,9 @@ static void run_one(const row *r, int which, outcome *o)
 
 static void describe(const char *who, const outcome *o)
 {
-    if (o->crashed)
+    if (o->rc == -99 && !o->crashed)
+        printf("#     %-8s (no such cipher)\n", who);
+    else if (o->crashed)
         printf("#     %-8s CRASH (%s %d)\n", who,
                o->crashed >= 1000 ? "exit" : "signal",
                o->crashed >= 1000 ? o->crashed - 1000 : o->crashed);
@@ -675,12 +745,12 @@ int main(int argc, char **argv)
         PT[i] = (unsigned char)(i * 31 + 7);
     if (!tu_init("test_bad_input"))
         return tu_finish();
-    ciphers[0][0] = tu_fetch_ours("ChaCha20");
-    ciphers[0][1] = tu_fetch_ours("ChaCha20-Poly1305");
-    ciphers[1][0] = tu_fetch_default("ChaCha20");
-    ciphers[1][1] = tu_fetch_default("ChaCha20-Poly1305");
-    if (ciphers[0][0] == NULL || ciphers[0][1] == NULL || ciphers[1][0] == NULL
-        || ciphers[1][1] == NULL)
+    for (i = 0; i < NALG; i++)
+        if ((ciphers[0][i] = tu_fetch_ours(alg_name[i])) == NULL)
+            return tu_finish();
+    ciphers[1][C20] = tu_fetch_default("ChaCha20");
+    ciphers[1][AEAD] = tu_fetch_default("ChaCha20-Poly1305");
+    if (ciphers[1][C20] == NULL || ciphers[1][AEAD] == NULL)
         return tu_finish();
 
     for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
@@ -690,8 +760,7 @@ int main(int argc, char **argv)
 
         run_one(r, 0, &ours);
         run_one(r, 1, &dflt);
-        printf("# [%s] %s (%s)\n", r->id, r->input,
-               r->aead ? "ChaCha20-Poly1305" : "ChaCha20");
+        printf("# [%s] %s (%s)\n", r->id, r->input, alg_name[r->aead]);
         describe("default:", &dflt);
         describe("ours:", &ours);
         if (r->fn == r_wrap) {

@@ -8,7 +8,10 @@
  * every length 0..2048 plus large ones, misaligned and in place, buffers
  * that end at an unmapped page, guard bytes around the output, counters
  * running up to 2^32, random keys and nonces. No backend is compared with
- * itself or with another backend of the provider.
+ * itself or with another backend of the provider. HChaCha20 too: the
+ * reference's (the rounds without the final addition) is checked against
+ * draft-irtf-cfrg-xchacha-03 2.2.1, then each backend's HChaCha20 as the
+ * XChaCha20 core calls it (its own, or the portable one when it has none).
  * Seed: CHACHA_TEST_SEED (decimal) if set.
  */
 #define _DEFAULT_SOURCE
@@ -20,6 +23,7 @@
 #include <openssl/evp.h>
 #include "registry.h"
 #include "cpu.h"
+#include "xchacha.h"
 #include "testrng.h"
 
 #define MAX_SWEEP 2048
@@ -80,6 +84,23 @@ static void quarter_round(uint32_t s[16], int a, int b, int c, int d)
     s[c] += s[d]; s[b] ^= s[c]; s[b] = rotl(s[b], 7);
 }
 
+/* the 20 rounds (10 column + diagonal double rounds), in place */
+static void twenty_rounds(uint32_t w[16])
+{
+    int i;
+
+    for (i = 0; i < 10; i++) {
+        quarter_round(w, 0, 4, 8, 12);
+        quarter_round(w, 1, 5, 9, 13);
+        quarter_round(w, 2, 6, 10, 14);
+        quarter_round(w, 3, 7, 11, 15);
+        quarter_round(w, 0, 5, 10, 15);
+        quarter_round(w, 1, 6, 11, 12);
+        quarter_round(w, 2, 7, 8, 13);
+        quarter_round(w, 3, 4, 9, 14);
+    }
+}
+
 /* block(key words, counter word, nonce words) -> 64 serialized bytes */
 static void ref_block(const uint32_t key[8], uint32_t counter,
                       const uint32_t nonce[3], uint8_t out[64])
@@ -97,16 +118,7 @@ static void ref_block(const uint32_t key[8], uint32_t counter,
     for (i = 0; i < 3; i++)
         state[13 + i] = nonce[i];
     memcpy(w, state, sizeof(w));
-    for (i = 0; i < 10; i++) {
-        quarter_round(w, 0, 4, 8, 12);
-        quarter_round(w, 1, 5, 9, 13);
-        quarter_round(w, 2, 6, 10, 14);
-        quarter_round(w, 3, 7, 11, 15);
-        quarter_round(w, 0, 5, 10, 15);
-        quarter_round(w, 1, 6, 11, 12);
-        quarter_round(w, 2, 7, 8, 13);
-        quarter_round(w, 3, 4, 9, 14);
-    }
+    twenty_rounds(w);
     for (i = 0; i < 16; i++) {
         uint32_t v = w[i] + state[i];
 
@@ -115,6 +127,78 @@ static void ref_block(const uint32_t key[8], uint32_t counter,
         out[4 * i + 2] = (uint8_t)(v >> 16);
         out[4 * i + 3] = (uint8_t)(v >> 24);
     }
+}
+
+/* HChaCha20: the 20 rounds on (constants, key, in), words 0-3 and 12-15 */
+static void ref_hchacha20(const uint32_t key[8], const uint32_t in[4],
+                          uint32_t out[8])
+{
+    uint32_t w[16] = { 0x61707865u, 0x3320646eu, 0x79622d32u, 0x6b206574u };
+    int i;
+
+    for (i = 0; i < 8; i++)
+        w[4 + i] = key[i];
+    for (i = 0; i < 4; i++)
+        w[12 + i] = in[i];
+    twenty_rounds(w);
+    for (i = 0; i < 4; i++) {
+        out[i] = w[i];
+        out[4 + i] = w[12 + i];
+    }
+}
+
+/*
+ * draft-irtf-cfrg-xchacha-03 2.2.1 (key 00..1f, nonce 000000090000004a
+ * 0000000031415927): the reference (impl NULL), then a backend's HChaCha20
+ * as chacha_hchacha20() runs it, on the vector and 2000 random inputs.
+ */
+static void test_hchacha20(const chacha20_kernel *impl)
+{
+    static const uint8_t nonce[16] = { 0, 0, 0, 9, 0, 0, 0, 0x4a, 0, 0, 0, 0,
+                                       0x31, 0x41, 0x59, 0x27 };
+    static const uint8_t want[32] = {
+        0x82, 0x41, 0x3b, 0x42, 0x27, 0xb2, 0x7b, 0xfe, 0xd3, 0x0e, 0x42, 0x50,
+        0x8a, 0x87, 0x7d, 0x73, 0xa0, 0xf9, 0xe4, 0xd5, 0x8a, 0x74, 0xa8, 0x53,
+        0xc1, 0x2e, 0xc4, 0x13, 0x26, 0xd3, 0xec, 0xdc
+    };
+    const char *name = impl != NULL ? impl->name : "reference";
+    uint32_t key[8], in[4], got[8], ref[8];
+    uint8_t keyb[32], nb[16], outb[32];
+    int i, t, ok = 1;
+
+    for (i = 0; i < 32; i++)
+        keyb[i] = (uint8_t)i;
+    for (i = 0; i < 8; i++)
+        key[i] = le32(keyb + 4 * i);
+    for (i = 0; i < 4; i++)
+        in[i] = le32(nonce + 4 * i);
+    if (impl == NULL)
+        ref_hchacha20(key, in, got);
+    else
+        chacha_hchacha20(impl, got, key, nonce);
+    for (i = 0; i < 8; i++) {
+        outb[4 * i] = (uint8_t)got[i];
+        outb[4 * i + 1] = (uint8_t)(got[i] >> 8);
+        outb[4 * i + 2] = (uint8_t)(got[i] >> 16);
+        outb[4 * i + 3] = (uint8_t)(got[i] >> 24);
+    }
+    check(memcmp(outb, want, 32) == 0, name, "HChaCha20 draft 2.2.1", 32, 0);
+    if (impl == NULL)
+        return;
+    for (t = 0; t < 2000; t++) {
+        rng_bytes(keyb, 32);
+        rng_bytes(nb, 16);
+        for (i = 0; i < 8; i++)
+            key[i] = le32(keyb + 4 * i);
+        for (i = 0; i < 4; i++)
+            in[i] = le32(nb + 4 * i);
+        ref_hchacha20(key, in, ref);
+        chacha_hchacha20(impl, got, key, nb);
+        ok &= memcmp(got, ref, sizeof(ref)) == 0;
+    }
+    check(ok, name, "HChaCha20 random inputs", 2000, 0);
+    printf("     %s: HChaCha20 %s\n", name,
+           impl->hchacha20 != NULL ? "of its own" : "portable (slot empty)");
 }
 
 /* the kernel contract: counter[0] counts blocks, counter[1..3] are the nonce */
@@ -381,6 +465,7 @@ int main(void)
     test_ref_block();
     test_rfc8439(NULL);
     test_ref_vs_evp();
+    test_hchacha20(NULL);
     if (n_fail != 0) {
         printf("the reference itself is wrong: no backend is tested\n");
         printf("%lu passed, %lu failed\n", n_pass, n_fail);
@@ -398,6 +483,7 @@ int main(void)
         fflush(stdout);
         before = n_pass;
         test_rfc8439(impl);
+        test_hchacha20(impl);
         test_backend(impl);
         printf("     %s: %lu checks\n", impl->name, n_pass - before);
         ran_caps |= impl->caps;

@@ -15,8 +15,9 @@
  *     before loading the provider into its own OSSL_LIB_CTX (backend choice
  *     is per provider load). Lengths cover the short path (<= 256), the
  *     streaming path, partial blocks and TLS 1.2 records.
- *  2. The cores directly (linked): every ChaCha20 kernel and every Poly1305
- *     backend through the streaming front end.
+ *     XChaCha20-Poly1305 too (seal, open, bad tag), its nonce marked secret.
+ *  2. The cores directly (linked): every ChaCha20 kernel, its HChaCha20,
+ *     and every Poly1305 backend through the streaming front end.
  * Results are compared with OpenSSL's default provider / the portable core.
  *
  * "--self-test" adds one deliberate secret-dependent branch, so the script
@@ -48,6 +49,7 @@
 #include "chacha20_stream.h"
 #include "util.h"
 #include "poly1305_stream.h"
+#include "xchacha.h"
 
 #ifndef HAVE_MEMCHECK
 int main(void)
@@ -60,7 +62,7 @@ int main(void)
 #define SECRET(p, n) VALGRIND_MAKE_MEM_UNDEFINED((p), (n))
 #define PUBLIC(p, n) VALGRIND_MAKE_MEM_DEFINED((p), (n))
 
-static unsigned char KEY[32], NONCE[12], AAD[40], PT[1100];
+static unsigned char KEY[32], NONCE[24], AAD[40], PT[1100];  /* NONCE: 12 or 24 bytes used */
 static const size_t LENS[] = { 0, 1, 63, 64, 65, 255, 256, 257, 1024, 1100 };
 
 /* seal with ctx from cipher c (ours: secrets marked); ct gets len + tag */
@@ -68,16 +70,16 @@ static int seal(EVP_CIPHER *c, int mark, size_t len, unsigned char *ct,
                 unsigned char tag[16])
 {
     EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
-    unsigned char key[32], nonce[12], pt[1100];
+    unsigned char key[32], nonce[24], pt[1100];
     int outl, ok;
     size_t half = len / 3;
 
     memcpy(key, KEY, 32);
-    memcpy(nonce, NONCE, 12);
+    memcpy(nonce, NONCE, 24);
     memcpy(pt, PT, len);
     if (mark) {
         SECRET(key, 32);
-        SECRET(nonce, 12);
+        SECRET(nonce, 24);
         SECRET(pt, len);
     }
     ok = ctx != NULL && EVP_EncryptInit_ex2(ctx, c, key, nonce, NULL)
@@ -98,14 +100,14 @@ static int open_msg(EVP_CIPHER *c, size_t len, const unsigned char *ct,
                     const unsigned char tag_in[16], unsigned char *pt)
 {
     EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
-    unsigned char key[32], nonce[12], tag[16];
+    unsigned char key[32], nonce[24], tag[16];
     int outl, ok, fin;
 
     memcpy(key, KEY, 32);
-    memcpy(nonce, NONCE, 12);
+    memcpy(nonce, NONCE, 24);
     memcpy(tag, tag_in, 16);
     SECRET(key, 32);
-    SECRET(nonce, 12);
+    SECRET(nonce, 24);
     SECRET(tag, 16);
     ok = ctx != NULL && EVP_DecryptInit_ex2(ctx, c, key, nonce, NULL)
          && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, 16, tag) > 0
@@ -182,8 +184,22 @@ static void evp_backend(const char *env, const char *name, EVP_CIPHER *ref)
             TU_CHECK(tls_round(c, len, ct[0]), "[%s=%s] TLS record %zu", env,
                      name, len);
     }
-    printf("# EVP %s=%s: seal/open/TLS over %zu lengths done\n", env, name,
-           sizeof(LENS) / sizeof(LENS[0]));
+    EVP_CIPHER_free(c);
+    /* XChaCha20-Poly1305: HChaCha20 of the secret key and nonce, then the same */
+    c = EVP_CIPHER_fetch(lib, "XChaCha20-Poly1305", NULL);
+    for (i = 0; c != NULL && i < sizeof(LENS) / sizeof(LENS[0]); i++) {
+        size_t len = LENS[i];
+
+        TU_CHECK(seal(c, 1, len, ct[0], tag[0]) && open_msg(c, len, ct[0], tag[0], pt)
+                 && memcmp(pt, PT, len) == 0, "[%s=%s] XChaCha20-Poly1305 %zu bytes", env,
+                 name, len);
+        tag[0][15] ^= 1;
+        TU_CHECK(!open_msg(c, len, ct[0], tag[0], pt),
+                 "[%s=%s] XChaCha20-Poly1305 %zu bytes with a bad tag", env, name, len);
+    }
+    TU_CHECK(c != NULL, "fetch XChaCha20-Poly1305");
+    printf("# EVP %s=%s: seal/open/TLS and XChaCha20-Poly1305 over %zu lengths done\n",
+           env, name, sizeof(LENS) / sizeof(LENS[0]));
     EVP_CIPHER_free(c);
     OSSL_PROVIDER_unload(p);
     OSSL_LIB_CTX_free(lib);
@@ -220,7 +236,21 @@ static void cores(void)
         PUBLIC(out[0], sizeof(PT));
         TU_CHECK(memcmp(out[0], out[1], sizeof(PT)) == 0, "chacha20 core %s",
                  ci->name);
-        printf("# core chacha20 %s: done\n", ci->name);
+        {
+            uint32_t sub[2][8];
+            unsigned char n16[16];
+
+            memcpy(n16, NONCE, 16);
+            chacha_hchacha20(&chacha20_portable_kernel, sub[1], kw, n16);
+            memcpy(skw, kw, sizeof(kw));
+            SECRET(skw, sizeof(skw));
+            SECRET(n16, sizeof(n16));
+            chacha_hchacha20(ci, sub[0], skw, n16);
+            PUBLIC(sub[0], sizeof(sub[0]));
+            TU_CHECK(memcmp(sub[0], sub[1], sizeof(sub[0])) == 0, "hchacha20 core %s",
+                     ci->name);
+        }
+        printf("# core chacha20 %s (and its HChaCha20): done\n", ci->name);
     }
     for (i = 0; poly1305_kernels[i] != NULL; i++) {
         const poly1305_kernel *pi = poly1305_kernels[i];
@@ -259,7 +289,7 @@ int main(int argc, char **argv)
 
     for (i = 0; i < 32; i++)
         KEY[i] = (unsigned char)(0x80 + i * 3);
-    for (i = 0; i < 12; i++)
+    for (i = 0; i < 24; i++)
         NONCE[i] = (unsigned char)(7 + i);
     for (i = 0; i < sizeof(AAD); i++)
         AAD[i] = (unsigned char)i;

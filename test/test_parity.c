@@ -2121,7 +2121,12 @@ static void one_random(unsigned long it)
                 s.aad = AAD + 1;  /* different AAD bytes */
             else
                 tamper = 0;
-            s.auth_expect = tamper ? 0 : 1;
+            /*
+             * A tampered text or AAD under a tag cut to n < 16 bytes still
+             * opens with probability 2^-8n: both providers then agree, but no
+             * verdict can be expected (seed 86708595895043 hit one).
+             */
+            s.auth_expect = !tamper ? 1 : tamper == 2 || s.tag_len == TAGLEN ? 0 : -1;
         }
     }
     snprintf(detail, sizeof(detail),

@@ -33,9 +33,12 @@
  * Positive controls: a block freed with a secret in it, a live block holding
  * one, and a function that leaves one on its stack must each be caught.
  *
- * Scenarios: both ciphers, after key set, after encrypt/decrypt (in pieces,
- * so the partial-block keystream cache is used), after EVP_CIPHER_CTX_copy,
- * freed mid-message, TLS 1.2 records, the POLY1305 MAC. Runs once per
+ * Scenarios: the four ciphers, after key set, after encrypt/decrypt (in
+ * pieces, so the partial-block keystream cache is used), after
+ * EVP_CIPHER_CTX_copy, freed mid-message, TLS 1.2 records, the POLY1305 MAC;
+ * for XChaCha also the HChaCha20 subkey (computed here independently): in
+ * freed blocks, live after a re-key, and on the stack (with its broadcast
+ * words) beside the key. Runs once per
  * backend through test/run-backends. Links libtestutil + libcrypto;
  * needs OPENSSL_MODULES.
  */
@@ -226,40 +229,79 @@ static uint32_t le32(const unsigned char *p)
            | (uint32_t)p[3] << 24;
 }
 
-/* block for key, 32-bit counter and 12-byte nonce */
-static void chacha_block(const unsigned char key[32], uint32_t ctr,
-                         const unsigned char nonce[12], unsigned char out[64])
+/* the 20 rounds on x */
+static void rounds(uint32_t x[16])
 {
-    uint32_t s[16], x[16];
     int i;
 
-    s[0] = 0x61707865; s[1] = 0x3320646e; s[2] = 0x79622d32; s[3] = 0x6b206574;
-    for (i = 0; i < 8; i++)
-        s[4 + i] = le32(key + 4 * i);
-    s[12] = ctr;
-    for (i = 0; i < 3; i++)
-        s[13 + i] = le32(nonce + 4 * i);
-    memcpy(x, s, sizeof(x));
     for (i = 0; i < 10; i++) {
         QR(x[0], x[4], x[8], x[12]); QR(x[1], x[5], x[9], x[13]);
         QR(x[2], x[6], x[10], x[14]); QR(x[3], x[7], x[11], x[15]);
         QR(x[0], x[5], x[10], x[15]); QR(x[1], x[6], x[11], x[12]);
         QR(x[2], x[7], x[8], x[13]); QR(x[3], x[4], x[9], x[14]);
     }
-    for (i = 0; i < 16; i++) {
-        uint32_t v = x[i] + s[i];
+}
 
-        out[4 * i] = (unsigned char)v;
-        out[4 * i + 1] = (unsigned char)(v >> 8);
-        out[4 * i + 2] = (unsigned char)(v >> 16);
-        out[4 * i + 3] = (unsigned char)(v >> 24);
+static void put32(unsigned char *p, uint32_t v)
+{
+    p[0] = (unsigned char)v;
+    p[1] = (unsigned char)(v >> 8);
+    p[2] = (unsigned char)(v >> 16);
+    p[3] = (unsigned char)(v >> 24);
+}
+
+/* the state for key, words 12-15 from 16 bytes */
+static void state(uint32_t s[16], const unsigned char key[32], const unsigned char w12[16])
+{
+    int i;
+
+    s[0] = 0x61707865; s[1] = 0x3320646e; s[2] = 0x79622d32; s[3] = 0x6b206574;
+    for (i = 0; i < 8; i++)
+        s[4 + i] = le32(key + 4 * i);
+    for (i = 0; i < 4; i++)
+        s[12 + i] = le32(w12 + 4 * i);
+}
+
+/* block for key, 32-bit counter and 12-byte nonce */
+static void chacha_block(const unsigned char key[32], uint32_t ctr,
+                         const unsigned char nonce[12], unsigned char out[64])
+{
+    uint32_t s[16], x[16];
+    unsigned char w12[16];
+    int i;
+
+    put32(w12, ctr);
+    memcpy(w12 + 4, nonce, 12);
+    state(s, key, w12);
+    memcpy(x, s, sizeof(x));
+    rounds(x);
+    for (i = 0; i < 16; i++)
+        put32(out + 4 * i, x[i] + s[i]);
+}
+
+/* XChaCha20: the HChaCha20 subkey of (key, nonce[0..15]) and the 12-byte nonce */
+static void xchacha_subkey(const unsigned char key[32], const unsigned char nonce[24],
+                           unsigned char subkey[32], unsigned char nonce12[12])
+{
+    uint32_t x[16];
+    int i;
+
+    state(x, key, nonce);
+    rounds(x);
+    for (i = 0; i < 4; i++) {
+        put32(subkey + 4 * i, x[i]);
+        put32(subkey + 16 + 4 * i, x[12 + i]);
     }
+    memset(nonce12, 0, 4);
+    memcpy(nonce12 + 4, nonce + 16, 8);
 }
 
 /* ---- scenarios ----------------------------------------------------------- */
 
 static unsigned char KEY1[32], KEY2[32], NONCE[12], IV16[16], PT[300];
-static EVP_CIPHER *c20, *aead;
+static unsigned char N24[24], IV32[32];        /* XChaCha: nonce, and nonce || counter */
+static unsigned char SUB1[32], SUBN12[12], SUB1S[32], SUBS12[12];  /* their subkeys */
+static EVP_CIPHER *c20, *aead, *xc20, *xaead;
 
 static void arm(const char *name, const void *v, size_t len)
 {
@@ -539,6 +581,100 @@ static void aead_scenarios(void)
     end(v);
 }
 
+/*
+ * XChaCha20-Poly1305 and XChaCha20: besides the key, the HChaCha20 subkey
+ * (a key for this nonce) must not outlive the context or a re-key, and the
+ * one-time key (under the subkey) must be gone after Final.
+ */
+static void xchacha_scenarios(void)
+{
+    unsigned char out[300], tag[16], ks[64], n2[24];
+    unsigned long v;
+    EVP_CIPHER_CTX *ctx, *dup;
+    int outl;
+
+    chacha_block(SUB1, 2, SUBN12, ks);   /* text from block 1: 100 bytes end in block 2 */
+    begin("XChaCha20-Poly1305 seal and open");
+    v = violations;
+    arm("key", KEY1, 32);
+    arm("HChaCha20 subkey", SUB1, 32);
+    arm_otk(SUB1, SUBN12, "message");
+    arm("last keystream block", ks, 64);
+    ctx = mk(xaead, KEY1, N24, 1);
+    EVP_EncryptUpdate(ctx, NULL, &outl, PT, 20);
+    EVP_EncryptUpdate(ctx, out, &outl, PT, 30);
+    EVP_EncryptUpdate(ctx, out + 30, &outl, PT + 30, 70);
+    EVP_EncryptFinal_ex(ctx, out + 100, &outl);
+    EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, 16, tag);
+    live_after_final(SUB1, SUBN12, ks);
+    dup = EVP_CIPHER_CTX_new();
+    EVP_CIPHER_CTX_free(ctx);
+    ctx = mk(xaead, KEY1, N24, 0);
+    EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, 16, tag);
+    EVP_DecryptUpdate(ctx, NULL, &outl, PT, 20);
+    EVP_DecryptUpdate(ctx, out, &outl, out, 50);
+    TU_CHECK(EVP_CIPHER_CTX_copy(dup, ctx), "copy");
+    EVP_DecryptUpdate(dup, out + 50, &outl, out + 50, 50);
+    TU_CHECK(EVP_DecryptFinal_ex(dup, out + 100, &outl) == 1 && memcmp(out, PT, 100) == 0,
+             "[%s] round trip through a copy", scenario);
+    EVP_CIPHER_CTX_free(ctx);              /* the original freed mid-message */
+    EVP_CIPHER_CTX_free(dup);
+    end(v);
+
+    begin("XChaCha20-Poly1305 re-key");
+    v = violations;
+    memcpy(n2, N24, 24);
+    n2[0] ^= 0x55;
+    ctx = mk(xaead, KEY1, N24, 1);
+    EVP_EncryptUpdate(ctx, out, &outl, PT, 100);   /* message left open */
+    EVP_EncryptInit_ex2(ctx, NULL, KEY2, n2, NULL);
+    arm("old key (live, after re-key)", KEY1, 32);
+    arm("old subkey (live, after re-key)", SUB1, 32);
+    arm_otk(SUB1, SUBN12, "abandoned message");
+    TU_CHECK(scan_live("live after re-key") == 0,
+             "[%s] the old key, subkey or one-time key is still in live memory", scenario);
+    /* a key alone (the nonce kept) must replace the subkey of the old pair too */
+    EVP_CIPHER_CTX_free(ctx);
+    ctx = mk(xaead, KEY1, N24, 1);
+    EVP_EncryptInit_ex2(ctx, NULL, KEY2, NULL, NULL);
+    n_secrets = 0;
+    arm("old subkey (live, after a key-only re-init)", SUB1, 32);
+    TU_CHECK(scan_live("live after a key-only re-init") == 0,
+             "[%s] the subkey of the old key is still in live memory", scenario);
+    n_secrets = 0;
+    arm("key", KEY2, 32);
+    EVP_CIPHER_CTX_free(ctx);
+    end(v);
+
+    /* XChaCha20 from counter IV32[24..31] = 5: 30 + 70 bytes end in block 6 */
+    chacha_block(SUB1S, 5 + 1, SUBS12, ks);
+    begin("XChaCha20 encrypt");
+    v = violations;
+    arm("key", KEY1, 32);
+    arm("HChaCha20 subkey", SUB1S, 32);
+    arm("last keystream block", ks, 64);
+    ctx = mk(xc20, KEY1, IV32, 1);
+    EVP_EncryptUpdate(ctx, out, &outl, PT, 30);
+    EVP_EncryptUpdate(ctx, out + 30, &outl, PT + 30, 70);
+    EVP_CIPHER_CTX_free(ctx);
+    end(v);
+
+    begin("XChaCha20 re-key");
+    v = violations;
+    ctx = mk(xc20, KEY1, IV32, 1);
+    EVP_EncryptUpdate(ctx, out, &outl, PT, 100);
+    EVP_EncryptInit_ex2(ctx, NULL, KEY2, NULL, NULL);
+    arm("old key (live, after re-key)", KEY1, 32);
+    arm("old subkey (live, after re-key)", SUB1S, 32);
+    arm("old last keystream block (live, after re-key)", ks, 64);
+    TU_CHECK(scan_live("live after re-key") == 0,
+             "[%s] the old key, subkey or keystream is still in live memory", scenario);
+    n_secrets = 0;
+    arm("key", KEY2, 32);
+    EVP_CIPHER_CTX_free(ctx);
+    end(v);
+}
+
 /* POLY1305 MAC: after final the live context must not hold r or s */
 static void mac_scenarios(void)
 {
@@ -599,26 +735,50 @@ static int win_cmp(const void *a, const void *b)
     return memcmp(a, b, WIN);
 }
 
-/* the key, each key word broadcast, the keystream of blocks ctr..ctr+nblk */
-static void arm_stack_secrets(const unsigned char key[32], uint32_t ctr,
-                              const unsigned char nonce[12], size_t nblk)
+/* a key and each of its words broadcast (a vector of one key word) */
+static void add_key_windows(const unsigned char key[32], const char *what,
+                            const char *bwhat)
 {
-    unsigned char ks[64], bc[WIN];
+    unsigned char bc[WIN];
     size_t i;
     int w;
 
-    n_wins = 0;
-    add_windows(key, 32, "key");
+    add_windows(key, 32, what);
     for (w = 0; w < 8; w++) {
         for (i = 0; i < WIN; i += 4)
             memcpy(bc + i, key + 4 * w, 4);
-        add_windows(bc, WIN, "broadcast key word");
+        add_windows(bc, WIN, bwhat);
+    }
+}
+
+/*
+ * The key, its broadcast words, the keystream of blocks ctr..ctr+nblk; for
+ * XChaCha (outer != NULL) key is the subkey and outer the key it came from.
+ */
+static void arm_stack_secrets_x(const unsigned char *outer, const unsigned char key[32],
+                                uint32_t ctr, const unsigned char nonce[12], size_t nblk)
+{
+    unsigned char ks[64];
+    size_t i;
+
+    n_wins = 0;
+    if (outer != NULL) {
+        add_key_windows(outer, "key", "broadcast key word");
+        add_key_windows(key, "HChaCha20 subkey", "broadcast subkey word");
+    } else {
+        add_key_windows(key, "key", "broadcast key word");
     }
     for (i = 0; i < nblk; i++) {
         chacha_block(key, ctr + (uint32_t)i, nonce, ks);
         add_windows(ks, 64, i == 0 && ctr == 0 ? "block 0 (one-time key)" : "keystream");
     }
     qsort(wins, n_wins, sizeof(wins[0]), win_cmp);
+}
+
+static void arm_stack_secrets(const unsigned char key[32], uint32_t ctr,
+                              const unsigned char nonce[12], size_t nblk)
+{
+    arm_stack_secrets_x(NULL, key, ctr, nonce, nblk);
 }
 
 typedef struct {
@@ -703,16 +863,18 @@ static void run_cipher(void *arg)
 {
     cipher_run *r = arg;
     EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
-    const unsigned char *iv = r->c == aead ? NONCE : IV16;
+    int is_aead = r->c == aead || r->c == xaead;
+    const unsigned char *iv = r->c == aead ? NONCE : r->c == xaead ? N24
+                              : r->c == xc20 ? IV32 : IV16;
     unsigned char tag[16];
     int outl, fl;
 
     r->ok = ctx != NULL && EVP_CipherInit_ex2(ctx, r->c, r->key, iv, r->enc, NULL);
-    if (r->ok && r->c == aead && !r->enc) {
+    if (r->ok && is_aead && !r->enc) {
         memset(tag, 0, sizeof(tag));
         EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, 16, tag);
     }
-    if (r->ok && r->c == aead)
+    if (r->ok && is_aead)
         r->ok = EVP_CipherUpdate(ctx, NULL, &outl, PT, 13);
     r->ok = r->ok && EVP_CipherUpdate(ctx, big_out, &outl, big_pt, (int)r->len);
     if (r->ok) {
@@ -753,6 +915,18 @@ static void leave_key_on_stack(void *arg)
     (void)copy[0];
 }
 
+/* the same for the XChaCha20 subkey: the scan recognises it too */
+static void leave_subkey_on_stack(void *arg)
+{
+    volatile unsigned char copy[4096];
+    size_t i;
+
+    (void)arg;
+    for (i = 0; i < 32; i++)
+        copy[40 + i] = SUB1[i];
+    (void)copy[0];
+}
+
 /*
  * Every operation once with KEY2, on a scan thread: the first calls made on
  * a thread resolve lazily bound symbols, and the dynamic linker then saves
@@ -776,6 +950,12 @@ static void warm_up(void *arg)
         r.c = aead;
         run_cipher(&r);
         r.enc = 0;
+        run_cipher(&r);
+        r.c = xaead;
+        run_cipher(&r);
+        r.enc = 1;
+        run_cipher(&r);
+        r.c = xc20;
         run_cipher(&r);
         run_mac(&r);
     }
@@ -802,6 +982,9 @@ static void stack_scenarios(void)
     arm_stack_secrets(KEY1, 0, NONCE, 1);
     h = stack_scan(leave_key_on_stack, NULL, "control: key left on the stack");
     TU_CHECK(h > 0, "stack positive control: a key left on the stack was not found (%d)", h);
+    arm_stack_secrets_x(KEY1, SUB1, 0, SUBN12, 1);
+    h = stack_scan(leave_subkey_on_stack, NULL, "control: XChaCha20 subkey left on the stack");
+    TU_CHECK(h > 0, "stack positive control: a subkey left on the stack was not found (%d)", h);
 
     for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
         r.c = c20;
@@ -822,7 +1005,22 @@ static void stack_scenarios(void)
             h = stack_scan(run_cipher, &r, what);
             TU_CHECK((r.ok || !enc) && h == 0, "[%s] key-derived state left on "
                      "the stack (%d windows)", what, h);
+            /* XChaCha20-Poly1305: also the key the subkey came from */
+            r.c = xaead;
+            arm_stack_secrets_x(KEY1, SUB1, 0, SUBN12, (lens[i] + 63) / 64 + 1);
+            snprintf(what, sizeof(what), "XChaCha20-Poly1305 %s %zu bytes",
+                     enc ? "seal" : "open", lens[i]);
+            h = stack_scan(run_cipher, &r, what);
+            TU_CHECK((r.ok || !enc) && h == 0, "[%s] key or subkey-derived state left "
+                     "on the stack (%d windows)", what, h);
         }
+        r.c = xc20;
+        r.enc = 1;
+        arm_stack_secrets_x(KEY1, SUB1S, 5, SUBS12, (lens[i] + 63) / 64);
+        snprintf(what, sizeof(what), "XChaCha20 %zu bytes", lens[i]);
+        h = stack_scan(run_cipher, &r, what);
+        TU_CHECK(r.ok && h == 0, "[%s] key or subkey-derived state left on the stack "
+                 "(%d windows; run ok %d)", what, h, r.ok);
     }
     r.len = 4096;
     r.key = KEY1;
@@ -883,16 +1081,25 @@ int main(void)
         IV16[i] = (unsigned char)(i < 4 ? (i == 0 ? 5 : 0) : 0x90 + i);
     for (i = 0; i < sizeof(PT); i++)
         PT[i] = (unsigned char)(i * 13 + 1);
+    for (i = 0; i < 24; i++)
+        N24[i] = IV32[i] = (unsigned char)(0xc1 + 3 * i);
+    memset(IV32 + 24, 0, 8);
+    IV32[24] = 5;                              /* XChaCha20 counter 5 */
+    xchacha_subkey(KEY1, N24, SUB1, SUBN12);
+    xchacha_subkey(KEY1, IV32, SUB1S, SUBS12);
 
     if (!tu_init("test_secrets"))
         return tu_finish();
     c20 = tu_fetch_ours("ChaCha20");
     aead = tu_fetch_ours("ChaCha20-Poly1305");
-    if (c20 == NULL || aead == NULL)
+    xc20 = tu_fetch_ours("XChaCha20");
+    xaead = tu_fetch_ours("XChaCha20-Poly1305");
+    if (c20 == NULL || aead == NULL || xc20 == NULL || xaead == NULL)
         return tu_finish();
     heap_controls();
     c20_scenarios();
     aead_scenarios();
+    xchacha_scenarios();
     mac_scenarios();
     stack_scenarios();
     printf("# allocator: %lu allocations, %lu frees seen (module and libcrypto)\n",
@@ -900,5 +1107,7 @@ int main(void)
     TU_CHECK(n_allocs > 0 && n_frees > 0, "the custom allocator saw nothing");
     EVP_CIPHER_free(c20);
     EVP_CIPHER_free(aead);
+    EVP_CIPHER_free(xc20);
+    EVP_CIPHER_free(xaead);
     return tu_finish();
 }

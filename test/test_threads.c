@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Threads: 8 worker threads encrypt and decrypt with their own contexts
- * (both ciphers, random lengths and chunking) and compute POLY1305 MACs,
- * checking every ciphertext and tag against OpenSSL's default provider, on
- * ciphers and MACs fetched once and shared; meanwhile 2 churn threads
+ * (the four ciphers, random lengths and chunking) and compute POLY1305 MACs
+ * (EVP_MAC and EVP_PKEY), checking every ciphertext and tag against
+ * OpenSSL's default provider (XChaCha under the HChaCha20 subkey of
+ * draft-irtf-cfrg-xchacha-03 2.2.1: its key and first 16 nonce bytes, the
+ * rest random), on ciphers and MACs fetched once and shared; meanwhile 2
+ * churn threads
  * repeatedly create an OSSL_LIB_CTX, load the chacha provider into it
  * (through a config file naming a backend, a different one each time, when
  * CHACHA_PROVIDER_IMPL is not set), check the backend it reports, fetch and
@@ -36,6 +39,20 @@
 #define MAXLEN 4096
 
 static EVP_CIPHER *ours[2], *dflt[2];   /* [aead] */
+static EVP_CIPHER *xours[2];            /* XChaCha20, XChaCha20-Poly1305 */
+/* draft-irtf-cfrg-xchacha-03 2.2.1: HChaCha20(XKEY, XN16) = XSUB */
+static const unsigned char XKEY[32] = {
+    0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e,
+    0x0f, 0x10, 0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x18, 0x19, 0x1a, 0x1b, 0x1c, 0x1d,
+    0x1e, 0x1f
+};
+static const unsigned char XN16[16] = { 0, 0, 0, 9, 0, 0, 0, 0x4a, 0, 0, 0, 0,
+                                        0x31, 0x41, 0x59, 0x27 };
+static const unsigned char XSUB[32] = {
+    0x82, 0x41, 0x3b, 0x42, 0x27, 0xb2, 0x7b, 0xfe, 0xd3, 0x0e, 0x42, 0x50, 0x8a, 0x87, 0x7d,
+    0x73, 0xa0, 0xf9, 0xe4, 0xd5, 0x8a, 0x74, 0xa8, 0x53, 0xc1, 0x2e, 0xc4, 0x13, 0x26, 0xd3,
+    0xec, 0xdc
+};
 static EVP_MAC *mac_ours, *mac_dflt;
 static volatile int stop;               /* written once by main */
 static pthread_mutex_t stop_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -134,6 +151,50 @@ static int mac(EVP_MAC *m, const unsigned char key[32], const unsigned char *in,
     return ok;
 }
 
+/* POLY1305 through EVP_PKEY + EVP_DigestSign on our key manager and signature */
+static int pkey_mac(const unsigned char key[32], const unsigned char *in, size_t len,
+                    unsigned char tag[16])
+{
+    EVP_PKEY *pk = EVP_PKEY_new_raw_private_key_ex(tu_libctx, "POLY1305",
+                                                   "provider=chacha", key, 32);
+    EVP_MD_CTX *m = EVP_MD_CTX_new();
+    size_t tl = 16;
+    int ok = pk != NULL && m != NULL
+             && EVP_DigestSignInit_ex(m, NULL, NULL, tu_libctx, "provider=chacha", pk, NULL)
+             && EVP_DigestSign(m, tag, &tl, in, len) && tl == 16;
+
+    EVP_MD_CTX_free(m);
+    EVP_PKEY_free(pk);
+    return ok;
+}
+
+/*
+ * XChaCha (x: 0 stream, 1 AEAD) on ours against the default's ChaCha20 /
+ * ChaCha20-Poly1305 under XSUB: nonce XN16 || n8, the stream at counter ctr.
+ */
+static int xchacha_vs_default(int x, const unsigned char n8[8], uint64_t ctr,
+                              const unsigned char *aad, size_t alen,
+                              const unsigned char *pt, size_t len, unsigned char *ct0,
+                              unsigned char *ct1, unsigned char tag[2][16], uint64_t *rs)
+{
+    unsigned char xiv[32], iv[16];
+    int i;
+
+    memcpy(xiv, XN16, 16);
+    memcpy(xiv + 16, n8, 8);
+    memset(iv, 0, sizeof(iv));
+    if (x) {
+        memcpy(iv + 4, n8, 8);           /* 0^4 || n8 */
+    } else {
+        for (i = 0; i < 8; i++)
+            xiv[24 + i] = iv[i] = (unsigned char)(ctr >> (8 * i));
+        memcpy(iv + 8, n8, 8);           /* LE64 counter || n8 */
+    }
+    return seal(xours[x], x, XKEY, xiv, aad, alen, pt, len, ct0, tag[0], rs, 1)
+           && seal(dflt[x], x, XSUB, iv, aad, alen, pt, len, ct1, tag[1], rs, 1)
+           && memcmp(ct0, ct1, len) == 0 && (!x || memcmp(tag[0], tag[1], 16) == 0);
+}
+
 static void *worker(void *arg)
 {
     job *j = arg;
@@ -142,13 +203,29 @@ static void *worker(void *arg)
         ct[2][MAXLEN + 16], back[MAXLEN + 16], tag[2][16];
 
     while (!should_stop()) {
-        int kind = (int)(sm64(&rs) % 3), aead = kind == 1;
+        int kind = (int)(sm64(&rs) % 6), aead = kind == 1;
         size_t len = sm64(&rs) % MAXLEN, alen = sm64(&rs) % 40;
 
         fill(&rs, key, 32);
         fill(&rs, iv, 16);
         fill(&rs, aad, alen);
         fill(&rs, pt, len);
+        if (kind == 3 || kind == 4) {
+            if (!xchacha_vs_default(kind == 3, iv, sm64(&rs), aad, alen, pt, len, ct[0],
+                                    ct[1], tag, &rs))
+                failf(j, kind == 3 ? "XChaCha20-Poly1305 failed or differs"
+                                   : "XChaCha20 failed or differs");
+            j->ops++;
+            continue;
+        }
+        if (kind == 5) {
+            if (!pkey_mac(key, pt, len, tag[0]) || !mac(mac_dflt, key, pt, len, tag[1], &rs))
+                failf(j, "POLY1305 through EVP_PKEY failed");
+            else if (memcmp(tag[0], tag[1], 16) != 0)
+                failf(j, "POLY1305 through EVP_PKEY differs from the default's MAC");
+            j->ops++;
+            continue;
+        }
         if (kind == 2) {
             if (!mac(mac_ours, key, pt, len, tag[0], &rs)
                 || !mac(mac_dflt, key, pt, len, tag[1], &rs))
@@ -196,11 +273,16 @@ static void *churn(void *arg)
     job *j = arg;
     static const unsigned char key[32] = { 1, 2, 3 }, iv[12] = { 4, 5, 6 };
     unsigned char pt[300] = { 7 }, ct[316], tag[16], ref[316], reftag[16], refmac[16];
+    unsigned char xnonce[24], xiv12[12] = { 0 }, xref[316], xreftag[16];
     uint64_t rs = 99 + (uint64_t)j->id;
     int i = j->id;
 
-    /* the reference, from the default provider in the shared libctx */
+    memcpy(xnonce, XN16, 16);
+    memcpy(xnonce + 16, iv, 8);
+    memcpy(xiv12 + 4, iv, 8);
+    /* the references, from the default provider in the shared libctx */
     if (!seal(dflt[1], 1, key, iv, NULL, 0, pt, sizeof(pt), ref, reftag, &rs, 1)
+        || !seal(dflt[1], 1, XSUB, xiv12, NULL, 0, pt, sizeof(pt), xref, xreftag, &rs, 1)
         || !mac(mac_dflt, key, pt, sizeof(pt), refmac, &rs)) {
         failf(j, "reference seal failed");
         return NULL;
@@ -240,6 +322,12 @@ static void *churn(void *arg)
                 || !seal(c, 1, key, iv, NULL, 0, pt, sizeof(pt), ct, tag, &rs, 1)
                 || memcmp(ct, ref, sizeof(pt)) != 0 || memcmp(tag, reftag, 16) != 0)
                 failf(j, "sealing in the churned libctx failed or differs");
+            EVP_CIPHER_free(c);
+            /* XChaCha20-Poly1305 too: its tag under XSUB is the default's */
+            c = EVP_CIPHER_fetch(lib, "XChaCha20-Poly1305", "provider=chacha");
+            if (c == NULL || !seal(c, 1, XKEY, xnonce, NULL, 0, pt, sizeof(pt), ct, tag, &rs, 1)
+                || memcmp(ct, xref, sizeof(pt)) != 0 || memcmp(tag, xreftag, 16) != 0)
+                failf(j, "XChaCha20-Poly1305 in the churned libctx failed or differs");
             m = EVP_MAC_fetch(lib, "POLY1305", "provider=chacha");
             if (m == NULL || !mac(m, key, pt, sizeof(pt), tag, &rs)
                 || memcmp(tag, refmac, 16) != 0)
@@ -277,6 +365,10 @@ int main(void)
         if (ours[a] == NULL || dflt[a] == NULL)
             return tu_finish();
     }
+    xours[0] = tu_fetch_ours("XChaCha20");
+    xours[1] = tu_fetch_ours("XChaCha20-Poly1305");
+    if (xours[0] == NULL || xours[1] == NULL)
+        return tu_finish();
     mac_ours = EVP_MAC_fetch(tu_libctx, "POLY1305", "provider=chacha");
     mac_dflt = EVP_MAC_fetch(tu_libctx, "POLY1305", "provider=default");
     if (!TU_CHECK(mac_ours != NULL && mac_dflt != NULL, "fetch POLY1305 from both providers"))
@@ -346,6 +438,7 @@ int main(void)
     for (a = 0; a < 2; a++) {
         EVP_CIPHER_free(ours[a]);
         EVP_CIPHER_free(dflt[a]);
+        EVP_CIPHER_free(xours[a]);
     }
     EVP_MAC_free(mac_ours);
     EVP_MAC_free(mac_dflt);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Wycheproof chacha20_poly1305_test.json (all 325 tests) through EVP and the
- * "chacha" provider:
+ * Wycheproof chacha20_poly1305_test.json (all 325 tests, ChaCha20-Poly1305)
+ * and xchacha20_poly1305_test.json (all 315, XChaCha20-Poly1305) through EVP
+ * and the "chacha" provider:
  *  - valid:   encrypt (one shot) gives ct || tag; decrypt gives msg back, both
  *             with Update/Final (chunked, in place) and with EVP_Cipher();
  *  - ModifiedTag: encrypt gives ct and a different tag; decrypt is rejected
@@ -9,7 +10,8 @@
  *  - InvalidNonceSize: the size is rejected by SET_IVLEN and by an
  *             EVP_CipherInit_ex2() carrying the "ivlen" param, for both
  *             directions, so no data is ever processed with it.
- * Usage: test_wycheproof [path/to/chacha20_poly1305_test.json]
+ * Usage: test_wycheproof [path/to/file.json]  (one file; the cipher is the
+ * file's "algorithm"; without an argument both files, with their counts)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +23,15 @@
 
 #include "testutil.h"
 
-#define EXPECTED_TESTS 325
+/* The sets, with the counts each file must have: a truncated file fails. */
+static const struct set {
+    const char *file, *algorithm, *cipher;
+    size_t ivlen;
+    long tests, bad_nonce;
+} sets[] = {
+    { "chacha20_poly1305_test.json", "CHACHA20-POLY1305", "ChaCha20-Poly1305", 12, 325, 9 },
+    { "xchacha20_poly1305_test.json", "XCHACHA20-POLY1305", "XChaCha20-Poly1305", 24, 315, 9 },
+};
 
 typedef struct {
     long id;
@@ -32,6 +42,7 @@ typedef struct {
 } wtest;
 
 static EVP_CIPHER *cipher;
+static size_t cipher_ivlen;
 
 /* Init for direction enc, with the IV length set as evp_test does. */
 static EVP_CIPHER_CTX *start(const wtest *t, int enc, int tag_before_key)
@@ -183,7 +194,7 @@ static void do_bad_nonce(const wtest *t)
                                      NULL) <= 0,
                  "tcId %ld: SET_IVLEN(%zu) accepted (%s)", t->id, n,
                  enc ? "encrypt" : "decrypt");
-        TU_CHECK(EVP_CIPHER_CTX_get_iv_length(ctx) == 12,
+        TU_CHECK(EVP_CIPHER_CTX_get_iv_length(ctx) == (int)cipher_ivlen,
                  "tcId %ld: IV length %d after rejected SET_IVLEN(%zu)", t->id,
                  EVP_CIPHER_CTX_get_iv_length(ctx), n);
         ERR_clear_error();
@@ -241,27 +252,39 @@ static unsigned char *hexfield(const tj_value *t, const char *key, size_t *len)
     return b;
 }
 
-int main(int argc, char **argv)
+/* One file: every test, then the counts. */
+static void run_set(const struct set *st, const char *path)
 {
-    char *path = argc > 1 ? strcpy(malloc(strlen(argv[1]) + 1), argv[1])
-                          : tu_vector_path("chacha20_poly1305_test.json");
     char *text = NULL;
     tj_value *root = NULL;
     const tj_value *groups;
+    const char *alg;
     size_t g, i;
     long ntests = 0, nvalid = 0, ninvalid = 0, nbadnonce = 0;
     long declared;
 
-    if (!tu_init("test_wycheproof"))
-        goto end;
-    if ((cipher = tu_fetch_ours("ChaCha20-Poly1305")) == NULL)
-        goto end;
+    memset(flagstat, 0, sizeof(flagstat));
     text = tu_read_file(path, NULL);
     if (!TU_CHECK(text != NULL, "read %s", path))
         goto end;
     root = tj_parse(text);
     if (!TU_CHECK(root != NULL, "JSON parse error in %s", path))
         goto end;
+    alg = tj_str(root, "algorithm");
+    if (st == NULL) {          /* a file given by path: its algorithm names the set */
+        for (i = 0; i < sizeof(sets) / sizeof(sets[0]); i++)
+            if (alg != NULL && strcmp(alg, sets[i].algorithm) == 0)
+                st = &sets[i];
+        if (!TU_CHECK(st != NULL, "%s: unknown algorithm %s", path, alg ? alg : "(none)"))
+            goto end;
+    }
+    if (!TU_CHECK(alg != NULL && strcmp(alg, st->algorithm) == 0,
+                  "%s: algorithm %s, want %s", path, alg ? alg : "(none)", st->algorithm))
+        goto end;
+    printf("# %s: %s on %s\n", path, st->algorithm, st->cipher);
+    if ((cipher = tu_fetch_ours(st->cipher)) == NULL)
+        goto end;
+    cipher_ivlen = st->ivlen;
     declared = tj_num(root, "numberOfTests", -1);
     groups = tj_get(root, "testGroups");
     if (!TU_CHECK(groups != NULL && groups->type == TJ_ARR, "no testGroups"))
@@ -310,11 +333,11 @@ int main(int argc, char **argv)
                     ninvalid++;
                 if (bad_nonce) {
                     nbadnonce++;
-                    TU_CHECK(!t.valid && t.iv_len != 12,
+                    TU_CHECK(!t.valid && t.iv_len != st->ivlen,
                              "tcId %ld: InvalidNonceSize test is valid or "
-                             "has a 12-byte nonce", t.id);
+                             "has a %zu-byte nonce", t.id, st->ivlen);
                     do_bad_nonce(&t);
-                } else if (TU_CHECK(t.iv_len == 12 && t.tag_len == 16
+                } else if (TU_CHECK(t.iv_len == st->ivlen && t.tag_len == 16
                                     && t.msg_len == t.ct_len,
                                     "tcId %ld: unexpected sizes", t.id)) {
                     do_encrypt(&t);
@@ -341,17 +364,35 @@ int main(int argc, char **argv)
         printf("# flag %-20s %4lu tests (%lu valid, %lu invalid), %lu failed\n",
                flagstat[i].name, flagstat[i].total, flagstat[i].valid,
                flagstat[i].invalid, flagstat[i].failed);
-    printf("# %ld tests: %ld valid, %ld invalid (%ld InvalidNonceSize)\n",
-           ntests, nvalid, ninvalid, nbadnonce);
-    TU_CHECK(ntests == EXPECTED_TESTS && declared == EXPECTED_TESTS,
-             "%ld tests (file says %ld), expected exactly %d", ntests,
-             declared, EXPECTED_TESTS);
-    TU_CHECK(nbadnonce == 9, "%ld InvalidNonceSize tests, expected 9",
-             nbadnonce);
+    printf("# %s: %ld tests: %ld valid, %ld invalid (%ld InvalidNonceSize)\n",
+           st->cipher, ntests, nvalid, ninvalid, nbadnonce);
+    TU_CHECK(ntests == st->tests && declared == st->tests,
+             "%ld tests (file says %ld), expected exactly %ld", ntests,
+             declared, st->tests);
+    TU_CHECK(nbadnonce == st->bad_nonce, "%ld InvalidNonceSize tests, expected %ld",
+             nbadnonce, st->bad_nonce);
  end:
     tj_free(root);
     free(text);
-    free(path);
     EVP_CIPHER_free(cipher);
+    cipher = NULL;
+}
+
+int main(int argc, char **argv)
+{
+    size_t i;
+
+    if (!tu_init("test_wycheproof"))
+        return tu_finish();
+    if (argc > 1) {
+        run_set(NULL, argv[1]);
+        return tu_finish();
+    }
+    for (i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
+        char *path = tu_vector_path(sets[i].file);
+
+        run_set(&sets[i], path);
+        free(path);
+    }
     return tu_finish();
 }

@@ -227,8 +227,16 @@ static void chacha20_xor_avx2(uint8_t *out, const uint8_t *in, size_t len,
     }
 }
 
+/* the 128-bit template's HChaCha20, VEX-encoded */
+static void hchacha20_avx2(uint32_t out[8], const uint32_t key[8],
+                           const uint32_t in[4])
+{
+    x128_hchacha20(out, key, in);   /* in registers: no stack to burn */
+}
+
 const chacha20_kernel chacha20_avx2_kernel = {
     .name = "avx2",
     .caps = CHACHA_CAP_AVX2,
     .xor_stream = chacha20_xor_avx2,
+    .hchacha20 = hchacha20_avx2,
 };

@@ -188,8 +188,15 @@ static void chacha20_xor_ssse3(uint8_t *out, const uint8_t *in, size_t len,
     chacha_burn_stack(BURN_ROWS);
 }
 
+static void hchacha20_ssse3(uint32_t out[8], const uint32_t key[8],
+                            const uint32_t in[4])
+{
+    x128_hchacha20(out, key, in);   /* in registers: no stack to burn */
+}
+
 const chacha20_kernel chacha20_ssse3_kernel = {
     .name = "ssse3",
     .caps = CHACHA_CAP_SSSE3,
     .xor_stream = chacha20_xor_ssse3,
+    .hchacha20 = hchacha20_ssse3,
 };

@@ -56,6 +56,14 @@ void chacha20_stream_set_iv(chacha20_stream *cs, const uint8_t iv[16])
     cs->ks_valid = 0;
 }
 
+void chacha20_stream_key_changed(chacha20_stream *cs)
+{
+    if (cs->ks_valid)
+        chacha_wipe(cs->ks, sizeof(cs->ks));
+    cs->ks_valid = 0;
+    cs->block_just_done = 0;
+}
+
 void chacha20_stream_get_iv(const chacha20_stream *cs, uint8_t iv[16])
 {
     int i;

@@ -34,6 +34,11 @@ void chacha20_stream_set_key(chacha20_stream *cs, const uint8_t key[32]);
 /* Load the 16-byte counter||nonce block (OpenSSL's ChaCha20 IV layout). */
 void chacha20_stream_set_iv(chacha20_stream *cs, const uint8_t iv[16]);
 void chacha20_stream_get_iv(const chacha20_stream *cs, uint8_t iv[16]);
+/*
+ * The caller wrote new key words into cs->key: the stream goes on from where
+ * it is with them (a partial block's rest is made again with the new key).
+ */
+void chacha20_stream_key_changed(chacha20_stream *cs);
 void chacha20_stream_xor(chacha20_stream *cs, uint8_t *out, const uint8_t *in,
                          size_t len);
 

@@ -11,7 +11,6 @@
 #include <openssl/err.h>
 #include <openssl/proverr.h>
 #include "cipher_common.h"
-#include "chacha20_stream.h"
 
 #define CHACHA20_IV_LEN 16
 
@@ -79,23 +78,7 @@ static int chacha20_update(void *vctx, unsigned char *out, size_t *outl,
         ERR_raise(ERR_LIB_PROV, PROV_R_NO_KEY_SET);
         return 0;
     }
-    if (!chacha_check_input_length(inl))
-        return 0;
-    if (inl == 0) {
-        *outl = 0;
-        return 1;
-    }
-    if (outsize < inl) {
-        ERR_raise(ERR_LIB_PROV, PROV_R_OUTPUT_BUFFER_TOO_SMALL);
-        return 0;
-    }
-    if (out == NULL || in == NULL) {
-        ERR_raise(ERR_LIB_PROV, PROV_R_CIPHER_OPERATION_FAILED);
-        return 0;
-    }
-    chacha20_stream_xor(&ctx->cs, out, in, inl);
-    *outl = inl;
-    return 1;
+    return chacha_stream_update(&ctx->cs, out, outl, outsize, in, inl);
 }
 
 static int chacha20_final(void *vctx, unsigned char *out, size_t *outl,

@@ -13,22 +13,17 @@
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/proverr.h>
-#include "cipher_common.h"
+#include "cipher_aead_common.h"
 #include "util.h"
-#include "aead.h"
 
 #define AEAD_IV_LEN 12
-#define AEAD_TAG_LEN CHACHA_AEAD_TAG_LEN
+#define AEAD_TAG_LEN CHACHA_EVP_TAG_LEN
 #define TLS_AAD_LEN EVP_AEAD_TLS1_AAD_LEN
 #define NO_TLS_PAYLOAD ((size_t)-1)
 
 typedef struct {
-    CHACHA_PROV_CTX *pctx;
-    chacha_aead aead;          /* the RFC 8439 construction (core/aead.h) */
+    chacha_evp_aead e;         /* phases, tag, the AEAD core */
     uint8_t iv[AEAD_IV_LEN];   /* as set by the IV or tlsivfixed */
-    uint8_t tag[AEAD_TAG_LEN]; /* computed (encrypt) or expected (decrypt) */
-    size_t tag_len;            /* 0 until a tag or tag length was set */
-    int enc, key_set, iv_set;
     int tls_done;              /* a TLS record finished: a Final is a harmless
                                   no-op (evp_test calls one) */
     size_t tls_payload;        /* NO_TLS_PAYLOAD outside TLS 1.2 record mode */
@@ -50,8 +45,7 @@ static void *aead_newctx(void *provctx)
 
     if (ctx == NULL)
         return NULL;
-    ctx->pctx = pctx;
-    chacha_aead_setup(&ctx->aead, pctx->chacha, pctx->poly, pctx->fused);
+    chacha_evp_aead_setup(&ctx->e, pctx);
     ctx->tls_payload = NO_TLS_PAYLOAD;
     chacha_trace_newctx(pctx, "ChaCha20-Poly1305");
     return ctx;
@@ -60,7 +54,7 @@ static void *aead_newctx(void *provctx)
 /* Forget the message in progress: any new key or nonce starts afresh. */
 static void aead_reset_message(AEAD_CTX *ctx)
 {
-    chacha_aead_reset(&ctx->aead);
+    chacha_aead_reset(&ctx->e.aead);
     ctx->tls_done = 0;
     ctx->tls_payload = NO_TLS_PAYLOAD;
 }
@@ -76,7 +70,7 @@ static void aead_load_nonce(AEAD_CTX *ctx, const uint8_t *seq)
     n[0] = chacha_load_le32(ctx->iv);
     n[1] = chacha_load_le32(ctx->iv + 4) ^ (seq ? chacha_load_le32(seq) : 0);
     n[2] = chacha_load_le32(ctx->iv + 8) ^ (seq ? chacha_load_le32(seq + 4) : 0);
-    chacha_aead_set_nonce(&ctx->aead, n);
+    chacha_aead_set_nonce(&ctx->e.aead, n);
 }
 
 /* A new iv (the caller resets the message). */
@@ -84,14 +78,14 @@ static void aead_set_iv(AEAD_CTX *ctx, const uint8_t iv[AEAD_IV_LEN])
 {
     memcpy(ctx->iv, iv, AEAD_IV_LEN);
     aead_load_nonce(ctx, NULL);
-    ctx->iv_set = 1;
+    ctx->e.iv_set = 1;
 }
 
 static int aead_init(AEAD_CTX *ctx, const unsigned char *key, size_t keylen,
                      const unsigned char *iv, size_t ivlen,
                      const OSSL_PARAM params[], int enc)
 {
-    ctx->enc = enc;
+    ctx->e.enc = enc;
     if (iv != NULL) {
         if (ivlen != AEAD_IV_LEN) {
             ERR_raise(ERR_LIB_PROV, PROV_R_INVALID_IV_LENGTH);
@@ -104,42 +98,13 @@ static int aead_init(AEAD_CTX *ctx, const unsigned char *key, size_t keylen,
             ERR_raise(ERR_LIB_PROV, PROV_R_INVALID_KEY_LENGTH);
             return 0;
         }
-        chacha_aead_set_key(&ctx->aead, key);
-        ctx->key_set = 1;
+        chacha_aead_set_key(&ctx->e.aead, key);
+        ctx->e.key_set = 1;
     }
     if (key != NULL || iv != NULL)
         aead_reset_message(ctx);
     /* the tag (or its length) survives re-inits, as evp_test relies on */
     return aead_set_ctx_params(ctx, params);
-}
-
-/* Refuse to run without a key and nonce, or on a finished message. */
-static int aead_ready(AEAD_CTX *ctx)
-{
-    if (!ctx->key_set) {
-        ERR_raise(ERR_LIB_PROV, PROV_R_NO_KEY_SET);
-        return 0;
-    }
-    if (!ctx->iv_set) {
-        chacha_raise(ctx->pctx, CHACHA_R_IV_NOT_SET, NULL);
-        return 0;
-    }
-    if (ctx->aead.phase == CHACHA_AEAD_DONE) {
-        chacha_raise(ctx->pctx, CHACHA_R_ALREADY_FINALISED, NULL);
-        return 0;
-    }
-    return 1;
-}
-
-/* Encrypt or decrypt text, MACing the ciphertext. */
-static int aead_text(AEAD_CTX *ctx, unsigned char *out, const unsigned char *in,
-                     size_t len)
-{
-    if (chacha_aead_text(&ctx->aead, out, in, len, ctx->enc) != CHACHA_AEAD_OK) {
-        chacha_raise(ctx->pctx, CHACHA_R_NONCE_EXHAUSTED, NULL);
-        return 0;
-    }
-    return 1;
 }
 
 /*
@@ -155,19 +120,19 @@ static int aead_tls_record(AEAD_CTX *ctx, unsigned char *out, size_t *outl,
 
     ctx->tls_payload = NO_TLS_PAYLOAD;
     if (in == NULL || len != plen + AEAD_TAG_LEN) {
-        chacha_aead_abort(&ctx->aead);
-        chacha_raise(ctx->pctx, CHACHA_R_BAD_TLS_RECORD,
+        chacha_aead_abort(&ctx->e.aead);
+        chacha_raise(ctx->e.pctx, CHACHA_R_BAD_TLS_RECORD,
                      "expected %zu bytes, got %zu", plen + AEAD_TAG_LEN, len);
         return 0;
     }
-    chacha_aead_aad(&ctx->aead, ctx->tls_aad, TLS_AAD_LEN);   /* FRESH: ok */
-    if (!aead_text(ctx, out, in, plen))
+    chacha_aead_aad(&ctx->e.aead, ctx->tls_aad, TLS_AAD_LEN);   /* FRESH: ok */
+    if (!chacha_evp_aead_text(&ctx->e, out, in, plen))
         return 0;
-    chacha_aead_tag(&ctx->aead, tag);
+    chacha_aead_tag(&ctx->e.aead, tag);
     ctx->tls_done = 1;
-    if (ctx->enc) {
+    if (ctx->e.enc) {
         memcpy(out + plen, tag, AEAD_TAG_LEN);
-        memcpy(ctx->tag, tag, AEAD_TAG_LEN);   /* GET_TAG reads it, as OpenSSL */
+        memcpy(ctx->e.tag, tag, AEAD_TAG_LEN);   /* GET_TAG reads it, as OpenSSL */
         *outl = plen + AEAD_TAG_LEN;
     } else if (CRYPTO_memcmp(tag, in + plen, AEAD_TAG_LEN) != 0) {
         chacha_wipe(out, plen);
@@ -182,70 +147,35 @@ static int aead_tls_record(AEAD_CTX *ctx, unsigned char *out, size_t *outl,
 
 static int aead_do_final(AEAD_CTX *ctx)
 {
-    uint8_t tag[AEAD_TAG_LEN];
-    int ok = 1;
-
-    if (ctx->tls_done && ctx->key_set)
+    if (ctx->tls_done && ctx->e.key_set)
         return 1;
-    if (!aead_ready(ctx))
+    if (!chacha_evp_aead_ready(&ctx->e))
         return 0;
     if (ctx->tls_payload != NO_TLS_PAYLOAD) {
         ctx->tls_payload = NO_TLS_PAYLOAD;
-        chacha_aead_abort(&ctx->aead);
-        chacha_raise(ctx->pctx, CHACHA_R_BAD_TLS_RECORD, "final in tls record mode");
+        chacha_aead_abort(&ctx->e.aead);
+        chacha_raise(ctx->e.pctx, CHACHA_R_BAD_TLS_RECORD, "final in tls record mode");
         return 0;
     }
-    if (!ctx->enc && ctx->tag_len == 0) {
-        /* the default provider accepts this and authenticates nothing */
-        chacha_aead_abort(&ctx->aead);
-        ERR_raise(ERR_LIB_PROV, PROV_R_TAG_NOT_SET);
-        return 0;
-    }
-    chacha_aead_tag(&ctx->aead, tag);
-    if (ctx->enc)
-        memcpy(ctx->tag, tag, AEAD_TAG_LEN);
-    else
-        ok = CRYPTO_memcmp(tag, ctx->tag, ctx->tag_len) == 0;
-    chacha_wipe(tag, sizeof(tag));
-    return ok;                 /* a mismatch raises nothing, as OpenSSL */
+    return chacha_evp_aead_final(&ctx->e);
 }
 
 static int aead_process(AEAD_CTX *ctx, unsigned char *out, size_t *outl,
                         size_t outsize, const unsigned char *in, size_t inl)
 {
-    if (!aead_ready(ctx) || !chacha_check_input_length(inl))
+    if (!chacha_evp_aead_check(&ctx->e, out, outsize, inl))
         return 0;
-    if (outsize < inl && out != NULL) {
-        ERR_raise(ERR_LIB_PROV, PROV_R_OUTPUT_BUFFER_TOO_SMALL);
-        return 0;
-    }
-    if (ctx->tls_payload != NO_TLS_PAYLOAD && out != NULL)
-        return aead_tls_record(ctx, out, outl, in, inl);
-    if (inl == 0) {
-        *outl = 0;
-        return 1;
-    }
-    if (in == NULL) {
-        ERR_raise(ERR_LIB_PROV, PROV_R_CIPHER_OPERATION_FAILED);
-        return 0;
-    }
-    if (out == NULL) {
-        if (ctx->tls_payload != NO_TLS_PAYLOAD) {
+    if (ctx->tls_payload != NO_TLS_PAYLOAD) {
+        if (out != NULL)
+            return aead_tls_record(ctx, out, outl, in, inl);
+        if (inl != 0 && in != NULL) {
             /* the default would MAC it after the record header: refuse */
             ERR_raise_data(ERR_LIB_PROV, PROV_R_INVALID_AAD,
                            "no aad updates in tls record mode");
             return 0;
         }
-        if (chacha_aead_aad(&ctx->aead, in, inl) != CHACHA_AEAD_OK) {
-            ERR_raise_data(ERR_LIB_PROV, PROV_R_INVALID_AAD,
-                           "aad must come before the text");
-            return 0;
-        }
-    } else if (!aead_text(ctx, out, in, inl)) {
-        return 0;
     }
-    *outl = inl;               /* AAD reports its length too, as OpenSSL */
-    return 1;
+    return chacha_evp_aead_data(&ctx->e, out, outl, in, inl);
 }
 
 static int aead_update(void *vctx, unsigned char *out, size_t *outl,
@@ -293,33 +223,6 @@ static int aead_cipher(void *vctx, unsigned char *out, size_t *outl,
     return aead_process(ctx, out, outl, outsize, in, inl);
 }
 
-static int aead_get_tag(AEAD_CTX *ctx, OSSL_PARAM *p)
-{
-    if (!ctx->enc) {
-        ERR_raise(ERR_LIB_PROV, PROV_R_TAG_NOT_SET);
-        return 0;
-    }
-    if (p->data_size == 0 || p->data_size > AEAD_TAG_LEN) {
-        ERR_raise(ERR_LIB_PROV, PROV_R_INVALID_TAG_LENGTH);
-        return 0;
-    }
-    if (p->data_type != OSSL_PARAM_OCTET_STRING) {
-        ERR_raise(ERR_LIB_PROV, PROV_R_FAILED_TO_SET_PARAMETER);
-        return 0;
-    }
-    memcpy(p->data, ctx->tag, p->data_size);
-    p->return_size = p->data_size;
-    return 1;
-}
-
-static int set_size(OSSL_PARAM *p, size_t value)
-{
-    if (OSSL_PARAM_set_size_t(p, value))
-        return 1;
-    ERR_raise(ERR_LIB_PROV, PROV_R_FAILED_TO_SET_PARAMETER);
-    return 0;
-}
-
 static int aead_get_ctx_params(void *vctx, OSSL_PARAM params[])
 {
     AEAD_CTX *ctx = vctx;
@@ -327,17 +230,12 @@ static int aead_get_ctx_params(void *vctx, OSSL_PARAM params[])
     int r, ok = 1;
 
     for (p = params; ok && p != NULL && p->key != NULL; p++) {
-        if ((r = chacha_get_fixed_length(p, AEAD_IV_LEN)) >= 0) {
+        if ((r = chacha_evp_aead_get_param(&ctx->e, p, AEAD_IV_LEN, ctx->iv)) >= 0) {
             ok = r;
-        } else if (KEY_IS(p, OSSL_CIPHER_PARAM_AEAD_TAG)) {
-            ok = aead_get_tag(ctx, p);
-        } else if (KEY_IS(p, OSSL_CIPHER_PARAM_AEAD_TAGLEN)) {
-            ok = set_size(p, ctx->tag_len);
         } else if (KEY_IS(p, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD)) {
-            ok = set_size(p, ctx->tls_aad_pad);
-        } else if (KEY_IS(p, OSSL_CIPHER_PARAM_IV)
-                   || KEY_IS(p, OSSL_CIPHER_PARAM_UPDATED_IV)) {
-            ok = chacha_set_octets(p, ctx->iv, AEAD_IV_LEN);
+            ok = OSSL_PARAM_set_size_t(p, ctx->tls_aad_pad);
+            if (!ok)
+                ERR_raise(ERR_LIB_PROV, PROV_R_FAILED_TO_SET_PARAMETER);
         }
     }
     return ok;
@@ -359,7 +257,7 @@ static int aead_set_tls_aad(AEAD_CTX *ctx, const OSSL_PARAM *p)
     }
     memcpy(ctx->tls_aad, aad, TLS_AAD_LEN);
     len = (size_t)aad[TLS_AAD_LEN - 2] << 8 | aad[TLS_AAD_LEN - 1];
-    if (!ctx->enc) {
+    if (!ctx->e.enc) {
         /* a received record's length includes the tag */
         if (len < AEAD_TAG_LEN) {
             ERR_raise(ERR_LIB_PROV, PROV_R_INVALID_DATA);
@@ -374,27 +272,6 @@ static int aead_set_tls_aad(AEAD_CTX *ctx, const OSSL_PARAM *p)
     aead_reset_message(ctx);
     ctx->tls_payload = len;
     ctx->tls_aad_pad = AEAD_TAG_LEN;
-    return 1;
-}
-
-static int aead_set_tag(AEAD_CTX *ctx, const OSSL_PARAM *p)
-{
-    if (p->data_type != OSSL_PARAM_OCTET_STRING) {
-        ERR_raise(ERR_LIB_PROV, PROV_R_FAILED_TO_GET_PARAMETER);
-        return 0;
-    }
-    if (p->data_size == 0 || p->data_size > AEAD_TAG_LEN) {
-        ERR_raise(ERR_LIB_PROV, PROV_R_INVALID_TAG_LENGTH);
-        return 0;
-    }
-    if (p->data != NULL) {
-        if (ctx->enc) {
-            ERR_raise(ERR_LIB_PROV, PROV_R_TAG_NOT_NEEDED);
-            return 0;
-        }
-        memcpy(ctx->tag, p->data, p->data_size);
-    }
-    ctx->tag_len = p->data_size;       /* SET_TAG(n, NULL) sets the length only */
     return 1;
 }
 
@@ -421,10 +298,8 @@ static int aead_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 
     /* anything unknown (tls-version, tls-mac-size, padding ...) is ignored */
     for (p = params; ok && p != NULL && p->key != NULL; p++) {
-        if ((r = chacha_check_fixed_length(p, AEAD_IV_LEN)) >= 0)
+        if ((r = chacha_evp_aead_set_param(&ctx->e, p, AEAD_IV_LEN)) >= 0)
             ok = r;
-        else if (KEY_IS(p, OSSL_CIPHER_PARAM_AEAD_TAG))
-            ok = aead_set_tag(ctx, p);
         else if (KEY_IS(p, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD))
             ok = aead_set_tls_aad(ctx, p);
         else if (KEY_IS(p, OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED))

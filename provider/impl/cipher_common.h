@@ -9,6 +9,7 @@
 #include <openssl/crypto.h>
 #include <openssl/params.h>
 #include "prov_ctx.h"
+#include "chacha20_stream.h"
 
 #define CHACHA_KEY_LEN 32
 
@@ -40,6 +41,14 @@ int chacha_get_fixed_length(OSSL_PARAM *p, size_t ivlen);
  * PTRDIFF_MAX, so such a length raises INVALID_INPUT_LENGTH (returns 0).
  */
 int chacha_check_input_length(size_t inl);
+
+/*
+ * The body of a stream cipher's update once its key (and IV) are known: a
+ * length a buffer can have, room in out, real buffers, then the keystream.
+ */
+int chacha_stream_update(chacha20_stream *cs, unsigned char *out,
+                         size_t *outl, size_t outsize, const unsigned char *in,
+                         size_t inl);
 
 /* Set an octet string or octet pointer parameter (both forms are asked for). */
 int chacha_set_octets(OSSL_PARAM *p, const void *data, size_t len);

@@ -46,5 +46,9 @@ void chacha_trace_newctx(const CHACHA_PROV_CTX *pctx, const char *alg);
 extern const OSSL_DISPATCH chacha_chacha20_functions[];
 extern const OSSL_DISPATCH chacha_chacha20_poly1305_functions[];
 extern const OSSL_DISPATCH chacha_poly1305_mac_functions[];
+extern const OSSL_DISPATCH chacha_xchacha20_functions[];
+extern const OSSL_DISPATCH chacha_xchacha20_poly1305_functions[];
+extern const OSSL_DISPATCH chacha_poly1305_keymgmt_functions[];
+extern const OSSL_DISPATCH chacha_poly1305_signature_functions[];
 
 #endif
