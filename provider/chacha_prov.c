@@ -78,7 +78,9 @@ static int chacha_get_params(void *provctx, OSSL_PARAM params[])
     OSSL_PARAM *p;
 
     p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_NAME);
-    if (p != NULL && !OSSL_PARAM_set_utf8_ptr(p, "chacha-provider: ChaCha20, ChaCha20-Poly1305, XChaCha20(-Poly1305), Poly1305"))
+    if (p != NULL && !OSSL_PARAM_set_utf8_ptr(p, "chacha-provider: ChaCha20, "
+                                              "ChaCha20-Poly1305, XChaCha20(-Poly1305), "
+                                              "Poly1305"))
         return 0;
     p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_VERSION);
     if (p != NULL && !OSSL_PARAM_set_utf8_ptr(p, PACKAGE_VERSION))
