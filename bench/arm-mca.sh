@@ -14,6 +14,7 @@
 #   RUNS: workloads and lengths (default below); QEMU_CPU (default cortex-a72)
 #   MODEL_CHECK=0: skip the check of which -mcpu names share a model
 #   ICOUNT=0: skip the instruction-count table
+#   KEEP=DIR: keep the decoded passes there (KIND-SIDE-HEAD.s, llvm-mca input)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 sh "$top/scripts/install-deps" mca >&2
@@ -37,7 +38,7 @@ echo "# llvm-mca $(llvm-mca-14 --version | awk '/LLVM version/ { print $NF }'), 
 groups=()
 [ "${MODEL_CHECK:-1}" = 0 ] || groups=(--groups)
 python3 "$top/bench/arm_mca.py" --qemu "${qemu[*]} -cpu $cpu" --loop "$loop" \
-    --dis-self "$work/self.dis" --dis-crypto "$work/crypto.dis" --work "$work" \
+    --dis-self "$work/self.dis" --dis-crypto "$work/crypto.dis" --work "${KEEP:-$work}" \
     --models "$models" --runs "$runs" "${groups[@]}"
 if [ "${ICOUNT:-1}" != 0 ]; then
     echo

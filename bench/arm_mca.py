@@ -12,9 +12,10 @@
    loops (-dfilter), and cut the executed instruction stream at the pass
    loop's head: the middle pass of a long call is the steady-state pass, with
    the path and inner trip counts the code really takes.
-3. Bytes per pass: from the pass counts of two lengths (L and L/2), or, for a
-   loop that only runs on short input, from the `sub(s) xN, xN, #imm` of its
-   body.
+3. Bytes per pass: L / passes, rounded down to a whole number of blocks (64
+   bytes, 16 for Poly1305) when the call makes eight passes or more (so the
+   tail is less than a block a pass); for a loop that only runs on short
+   input, from the `sub(s) xN, xN, #imm` of its body.
 4. Decode the pass with llvm-mc and run llvm-mca on it for each model: the
    cycles per pass are (cycles(40 iterations) - cycles(10)) / 30, steady
    state with the loop-carried dependencies of back-to-back passes.
@@ -390,7 +391,7 @@ def main(argv):
                         entry, br = img.func_range(h)
                     ranges.append("0x%x..0x%x" % (base + entry, base + br + 3))
                 occ, segs = collections.Counter(), {}
-                runs = [(length, 1), (length, 0)] + ([(length // 2, 1)] if length >= 2048 else [])
+                runs = [(length, 1), (length, 0)]
                 for ln, it in runs:
                     qemu_run(qemu, a.loop, "%s-%s" % (kind, side), ln, it, log,
                              ",".join(ranges))
@@ -408,10 +409,9 @@ def main(argv):
                         continue
                     seen.add((kind, img_name, h))
                     bpp = 0
-                    if length >= 2048:
-                        d = n_full - (occ[(h, length // 2, 1)] - occ[(h, length, 0)])
-                        if d > 0 and (length - length // 2) % d == 0:
-                            bpp = (length - length // 2) // d
+                    if n_full >= 8:
+                        g = 16 if k == "poly" else 64
+                        bpp = length // n_full // g * g
                     if not bpp:
                         bpp = static_bytes_per_pass(img, h, br)
                     if not bpp:
