@@ -179,8 +179,26 @@ def pass_loops(img):
     return found
 
 
-def static_bytes_per_pass(img, head, branch):
-    """Largest `sub(s) xN, xN, #imm` (imm a multiple of 16) outside inner loops."""
+def access_bytes(mn, ops):
+    """Bytes one load or store moves (0 for the stack and literals)."""
+    if base_reg(ops) in (None, "sp"):
+        return 0
+    regs = re.findall(r"\b([xwqdsvb])(\d+)(\.\d*[bhsd])?", ops.split("[")[0])
+    size = {"x": 8, "w": 4, "q": 16, "d": 8, "s": 4, "b": 1}
+    n = 0
+    for kind, _, arr in regs:
+        if kind == "v":
+            lanes = re.match(r"\.(\d+)([bhsd])", arr or "")
+            n += int(lanes.group(1)) * {"b": 1, "h": 2, "s": 4, "d": 8}[lanes.group(2)] \
+                if lanes else 16
+        else:
+            n += size[kind]
+    return n
+
+
+def static_bytes_per_pass(img, head, branch, kind):
+    """Largest `sub(s) xN, xN, #imm` (imm a multiple of 16) outside inner
+    loops; failing that, the bytes the body loads (Poly1305) or stores."""
     inner = [l for l in img.all_loops if head <= l[0] and l[1] < branch and l != (head, branch)]
     best = 0
     for a, (mn, ops) in img.body(head, branch):
@@ -191,6 +209,10 @@ def static_bytes_per_pass(img, head, branch):
             v = int(m.group(3), 16)
             if v % 16 == 0:
                 best = max(best, v)
+    if best == 0:
+        want = "ld" if kind == "poly" else "st"
+        best = sum(access_bytes(mn, ops) for a, (mn, ops) in img.body(head, branch)
+                   if mn.startswith(want) and not any(l[0] <= a <= l[1] for l in inner))
     return best
 
 
@@ -413,7 +435,7 @@ def main(argv):
                         g = 16 if k == "poly" else 64
                         bpp = length // n_full // g * g
                     if not bpp:
-                        bpp = static_bytes_per_pass(img, h, br)
+                        bpp = static_bytes_per_pass(img, h, br, k)
                     if not bpp:
                         print("# skipped %s loop at 0x%x: bytes per pass unknown"
                               % (img_name, h), file=sys.stderr)

@@ -25,6 +25,9 @@
 #if defined(CHACHA_HAVE_X86_64_SIMD)
 extern const poly1305_kernel poly1305_avx2_kernel;
 #endif
+#if defined(CHACHA_HAVE_NEON) && defined(__aarch64__)
+extern const poly1305_kernel poly1305_neon_kernel;
+#endif
 
 static unsigned long n_pass, n_fail;
 
@@ -132,6 +135,9 @@ static void random_state(const poly1305_kernel *poly, poly1305_state *st,
     if (poly == &poly1305_portable_kernel
 #if defined(CHACHA_HAVE_X86_64_SIMD)
         || poly == &poly1305_avx2_kernel
+#endif
+#if defined(CHACHA_HAVE_NEON) && defined(__aarch64__)
+        || poly == &poly1305_neon_kernel
 #endif
         ) {
         poly1305_r64 m;
