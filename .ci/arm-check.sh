@@ -3,8 +3,9 @@
 # Cross-builds the provider and its tests for ARM and runs the whole `make
 # check` suite under qemu-user with ARM's own libcrypto and `openssl`, once
 # per pinned configuration:
-#   aarch64: NEON on -cpu cortex-a53, NEON on -cpu max, portable on -cpu max,
-#            and NEON on -cpu max built with UBSan (a separate build)
+#   aarch64: NEON on -cpu cortex-a53, NEON on -cpu max (both with the NEON
+#            Poly1305 and the fused AEAD kernel), portable ChaCha20 and
+#            Poly1305 on -cpu max, and NEON on -cpu max built with UBSan
 #   armv7:   NEON on -cpu cortex-a7, portable on -cpu cortex-r5f (no NEON)
 # Needs .ci/arm-setup.sh first. Usage: .ci/arm-check.sh aarch64|armv7
 # The large random tests run fewer iterations under emulation; every vector
@@ -48,7 +49,10 @@ for run in "$@"; do
         openssl_cmd=false      # no ARM CLI: cli.sh reports its checks failing
     fi
     rm -f test/*.log test/*.trs test-suite.log
+    # the portable run pins both primitives: every kernel of the build runs
+    poly=auto; [ "$impl" = portable ] && poly=portable
     make check EMULATOR="$emu" QEMU_CPU=$cpu CHACHA_PROVIDER_IMPL=$impl \
+        CHACHA_PROVIDER_POLY1305_IMPL=$poly \
         OPENSSL="$openssl_cmd" CHACHA_TEST_ITERATIONS=300 >"check-$impl-$cpu.log" 2>&1 || rc=1
     grep -E '^(PASS|FAIL|ERROR|SKIP):' "check-$impl-$cpu.log"
     for f in test/*.log; do

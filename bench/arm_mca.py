@@ -12,10 +12,12 @@
    loops (-dfilter), and cut the executed instruction stream at the pass
    loop's head: the middle pass of a long call is the steady-state pass, with
    the path and inner trip counts the code really takes.
-3. Bytes per pass: L / passes, rounded down to a whole number of blocks (64
-   bytes, 16 for Poly1305) when the call makes eight passes or more (so the
-   tail is less than a block a pass); for a loop that only runs on short
-   input, from the `sub(s) xN, xN, #imm` of its body.
+3. Bytes per pass, by structure: the `sub(s) xN, xN, #imm` of the body (a
+   length count), else the bytes its non-stack stores write (ChaCha20) or
+   loads read (Poly1305), inner loops left out; failing both, L / passes in
+   whole blocks. The bytes a loop covers (passes x bytes per pass) weight it
+   in the whole-length estimate: the sum over the loops of a call of their
+   cycles per byte times their share of L.
 4. Decode the pass with llvm-mc and run llvm-mca on it for each model: the
    cycles per pass are (cycles(40 iterations) - cycles(10)) / 30, steady
    state with the loop-carried dependencies of back-to-back passes.
@@ -430,12 +432,10 @@ def main(argv):
                     if (kind, img_name, h) in seen or n_full < 2 or not segs[h]:
                         continue
                     seen.add((kind, img_name, h))
-                    bpp = 0
-                    if n_full >= 8:
+                    bpp = static_bytes_per_pass(img, h, br, k)
+                    if not bpp and n_full >= 8:
                         g = 16 if k == "poly" else 64
                         bpp = length // n_full // g * g
-                    if not bpp:
-                        bpp = static_bytes_per_pass(img, h, br, k)
                     if not bpp:
                         print("# skipped %s loop at 0x%x: bytes per pass unknown"
                               % (img_name, h), file=sys.stderr)
@@ -450,34 +450,48 @@ def main(argv):
                         f.write("\n".join(asm) + "\n")
                     cyc = {c: mca_cycles("\n".join(asm) + "\n", c) / bpp for c in models}
                     rows.append((kind, side, describe(k, img_name, img, h, asm, bpp),
-                                 bpp, len(seg), cyc, length))
+                                 bpp, len(seg), cyc, length,
+                                 min(1.0, n_full * bpp / length)))
     return rows, models
 
 
 if __name__ == "__main__":
     rows, models = main(sys.argv[1:])
     w = max([len(r[2]) for r in rows] + [20])
-    print("%-*s %7s %7s %8s" % (w, "# loop (steady-state pass)", "B/pass", "insn/B",
-                                 "seen at") + "".join(" %11s" % m for m in models))
+    print("%-*s %7s %7s %8s %5s" % (w, "# loop (steady-state pass)", "B/pass", "insn/B",
+                                     "seen at", "share")
+          + "".join(" %11s" % m for m in models))
     last = None
-    for kind, side, desc, bpp, n, cyc, length in rows:
+    for kind, side, desc, bpp, n, cyc, length, share in rows:
         if kind != last:
             print("## %s" % {"chacha": "ChaCha20", "poly": "Poly1305",
                              "aead": "ChaCha20-Poly1305 (encrypt)"}[kind])
             last = kind
-        print("%-*s %7d %7.2f %8d" % (w, desc, bpp, n / bpp, length)
+        print("%-*s %7d %7.2f %8d %5.2f" % (w, desc, bpp, n / bpp, length, share)
               + "".join(" %11.2f" % cyc[m] for m in models))
-    # ratios at the longest length of each kind: ours / OpenSSL's
+    # ratios at the longest length of each kind: ours / OpenSSL's, steady
+    # state: per side, the loop covering most bytes of each primitive (a
+    # stitched AEAD loop stands for both)
     print()
-    print("# ours / OpenSSL's, cycles per byte of the loops that run at the longest"
-          " length (AEAD: OpenSSL's two passes summed)")
+    print("# ours / OpenSSL's, steady-state loops at the longest length (per side the"
+          " loop covering most bytes; AEAD: a stitched loop, or ChaCha20 + Poly1305)")
     for kind in ("chacha", "poly", "aead"):
         ks = [r for r in rows if r[0] == kind]
         if not ks:
             continue
         top_len = max(r[6] for r in ks)
+        pick = {}
+        for side in ("ours", "openssl"):
+            comp = {}
+            for r in ks:
+                if r[1] != side or r[6] != top_len:
+                    continue
+                c = "aead" if "stitched" in r[2] else "poly" if "Poly1305" in r[2] else "chacha"
+                if c not in comp or r[7] > comp[c][7]:
+                    comp[c] = r
+            pick[side] = [comp["aead"]] if "aead" in comp else list(comp.values())
         for m in models:
-            o = sum(r[5][m] for r in ks if r[1] == "ours" and r[6] == top_len)
-            s = sum(r[5][m] for r in ks if r[1] == "openssl" and r[6] == top_len)
-            if o and s:
-                print("%-8s at %6d B  %-12s %.2f / %.2f = %.3f" % (kind, top_len, m, o, s, o / s))
+            o = sum(r[5][m] for r in pick["ours"])
+            t = sum(r[5][m] for r in pick["openssl"])
+            if o and t:
+                print("%-8s at %6d B  %-12s %.2f / %.2f = %.3f" % (kind, top_len, m, o, t, o / t))

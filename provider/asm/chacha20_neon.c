@@ -21,6 +21,9 @@
 #include <string.h>
 #include "kernel.h"
 #include "util.h"
+#if defined(__aarch64__)
+# include "poly1305_r64.h"
+#endif
 
 #if !defined(__ARM_NEON) && !defined(__ARM_NEON__)
 # error "chacha20_neon.c needs NEON: build it with -mfpu=neon on 32-bit ARM"
@@ -311,21 +314,69 @@ DEFINE_ROWS_KERNEL(3)
 static const uint32_t lane_index[4] = { 0, 1, 2, 3 };
 
 /*
- * n hybrid passes of 384 bytes from block counter[0]: each, four vertical
- * blocks, then two row blocks. Not inlined, so that short input does not
- * pay for its setup.
+ * The Poly1305 side of a stitched pass (the fused AEAD kernel below): the
+ * radix 2^64 accumulator and key, and the 384 bytes of ciphertext it takes
+ * in during the pass, one block (POLY1305_R64_A64_STEP) after each round and
+ * four before the first, on the integer pipes while the NEON ones run the
+ * rounds. NULL for plain ChaCha20 passes.
  */
-static __attribute__((noinline)) void
-chacha20_neon_hybrid(uint8_t *out, const uint8_t *in, size_t n,
-                     const uint32_t key[8], const uint32_t counter[4])
+typedef struct {
+    uint64_t h0, h1, h2, r0, r1, s1;
+    const uint8_t *in;
+} stitched_mac;
+
+#define MAC_BLOCK(m) \
+    do { \
+        uint64_t m0_, m1_, t0_, t1_, t2_, t3_; \
+        \
+        __asm__(POLY1305_R64_A64_STEP("") \
+                : POLY1305_R64_A64_OUT((m)->h0, (m)->h1, (m)->h2, (m)->in, \
+                                       m0_, m1_, t0_, t1_, t2_, t3_) \
+                : POLY1305_R64_A64_IN((m)->r0, (m)->r1, (m)->s1, (uint64_t)1) \
+                : "cc", "memory"); \
+    } while (0)
+#define MAC_ROUND(m) do { if (m) MAC_BLOCK(m); } while (0)
+
+/*
+ * A double round of the hybrid layout with the statement MAC (variadic: it
+ * may hold commas) after each round; a trip is two.
+ */
+#define HYBRID_DOUBLEROUND(...) \
+    do { \
+        ROUND4(HPHASE, VERTICAL_COLUMNS); \
+        __VA_ARGS__; \
+        FOR_ROWS_2(ROW_DIAG) \
+        ROUND4(HPHASE, VERTICAL_DIAGONALS); \
+        __VA_ARGS__; \
+        FOR_ROWS_2(ROW_UNDIAG) \
+    } while (0)
+#define HYBRID_TRIP(...) \
+    do { \
+        HYBRID_DOUBLEROUND(__VA_ARGS__); \
+        HYBRID_DOUBLEROUND(__VA_ARGS__); \
+    } while (0)
+
+/*
+ * n hybrid passes of 384 bytes from block counter[0]: each, four vertical
+ * blocks, then two row blocks; with mac, 384 bytes MACed beside each (read
+ * before the pass writes its output, so in place works for both the
+ * ciphertext read and written).
+ */
+NEON_INLINE void hybrid_passes(uint8_t *out, const uint8_t *in, size_t n,
+                               const uint32_t key[8], const uint32_t counter[4],
+                               stitched_mac *mac)
 {
-    const uint32x4_t r4[4] = {
-        vld1q_u32(sigma), vld1q_u32(key), vld1q_u32(key + 4),
-        vsetq_lane_u32(0, vld1q_u32(counter), 0)
-    };
     uint32x4_t ctr = vaddq_u32(vdupq_n_u32(counter[0]), vld1q_u32(lane_index));
 
     for (; n > 0; n--) {
+        /*
+         * The key is loaded again each pass (the output stores may alias
+         * it): hoisted, its broadcast words were spilled to the stack.
+         */
+        const uint32x4_t r4[4] = {
+            vld1q_u32(sigma), vld1q_u32(key), vld1q_u32(key + 4),
+            vsetq_lane_u32(0, vld1q_u32(counter), 0)
+        };
         const uint32x4_t row[4] = {
             r4[0], r4[1], r4[2],
             vsetq_lane_u32(vgetq_lane_u32(ctr, 0) + 4, r4[3], 0)
@@ -334,17 +385,13 @@ chacha20_neon_hybrid(uint8_t *out, const uint8_t *in, size_t n,
         FOR_ROWS_2(ROW_INIT)
         int i;
 
-        /* two double rounds a trip: fewer register moves at the back edge */
-        for (i = 0; i < 10; i += 2) {
-            ROUND4(HPHASE, VERTICAL_COLUMNS);
-            FOR_ROWS_2(ROW_DIAG)
-            ROUND4(HPHASE, VERTICAL_DIAGONALS);
-            FOR_ROWS_2(ROW_UNDIAG)
-            ROUND4(HPHASE, VERTICAL_COLUMNS);
-            FOR_ROWS_2(ROW_DIAG)
-            ROUND4(HPHASE, VERTICAL_DIAGONALS);
-            FOR_ROWS_2(ROW_UNDIAG)
-        }
+        /*
+         * Two double rounds a trip (fewer register moves at the back edge);
+         * a MAC block after each round, two in the first trip: 24 in all.
+         */
+        HYBRID_TRIP(MAC_ROUND(mac); MAC_ROUND(mac));
+        for (i = 2; i < 10; i += 2)
+            HYBRID_TRIP(MAC_ROUND(mac));
         vertical_emit(out, in, 256, r4, ctr, X16);
         FOR_ROWS_2(HYBRID_ROW_EMIT)
         ctr = vaddq_u32(ctr, vdupq_n_u32(6));
@@ -352,10 +399,39 @@ chacha20_neon_hybrid(uint8_t *out, const uint8_t *in, size_t n,
         in += HYBRID_BYTES;
     }
 }
+
+/*
+ * The compiler spills some round state of the passes to their stack frame
+ * (320 bytes with GCC 12): called right after them from the same frame,
+ * this overwrites it, so that no state derived from the key stays there.
+ */
+static __attribute__((noinline)) void scrub_stack(void)
+{
+    uint8_t b[1024];
+
+    chacha_wipe(b, sizeof(b));
+}
+
+/* Neither inlined, so that short input does not pay for the passes' setup. */
+static __attribute__((noinline)) void
+hybrid_plain(uint8_t *out, const uint8_t *in, size_t n,
+             const uint32_t key[8], const uint32_t counter[4])
+{
+    hybrid_passes(out, in, n, key, counter, NULL);
+}
+
+static __attribute__((noinline)) void
+chacha20_neon_hybrid(uint8_t *out, const uint8_t *in, size_t n,
+                     const uint32_t key[8], const uint32_t counter[4])
+{
+    hybrid_plain(out, in, n, key, counter);
+    scrub_stack();
+}
 #endif
 
-static void chacha20_xor_neon(uint8_t *out, const uint8_t *in, size_t len,
-                              const uint32_t key[8], const uint32_t counter[4])
+/* Input too short for hybrid passes: 4-block passes, then 1..3 rows. */
+NEON_INLINE void xor_short(uint8_t *out, const uint8_t *in, size_t len,
+                           const uint32_t key[8], const uint32_t counter[4])
 {
     uint32x4_t row[4];
 
@@ -365,16 +441,6 @@ static void chacha20_xor_neon(uint8_t *out, const uint8_t *in, size_t len,
     row[3] = vld1q_u32(counter);
 
 #if NEON_VERTICAL_4BLOCKS
-    if (len >= HYBRID_MIN_LEN) {
-        size_t n = len / HYBRID_BYTES;
-
-        chacha20_neon_hybrid(out, in, n, key, counter);
-        row[3] = vaddq_u32(row[3], vsetq_lane_u32((uint32_t)(6 * n),
-                                                  vdupq_n_u32(0), 0));
-        out += n * HYBRID_BYTES;
-        in += n * HYBRID_BYTES;
-        len -= n * HYBRID_BYTES;
-    }
     /* 129..192 bytes are left to 3 rows: cheaper than a 4-block pass */
     if (len > 192) {
         uint32x4_t ctr = vaddq_u32(vdupq_laneq_u32(row[3], 0),
@@ -412,8 +478,124 @@ static void chacha20_xor_neon(uint8_t *out, const uint8_t *in, size_t len,
         chacha20_neon_1rows(out, in, len, row);
 }
 
+#if NEON_VERTICAL_4BLOCKS
+/* Hybrid passes, then the rest (not inlined: the short path stays a leaf). */
+static __attribute__((noinline)) void
+xor_long(uint8_t *out, const uint8_t *in, size_t len, const uint32_t key[8],
+         const uint32_t counter[4])
+{
+    size_t n = len / HYBRID_BYTES;
+    const uint32_t ctr[4] = { counter[0] + (uint32_t)(6 * n), counter[1],
+                              counter[2], counter[3] };
+
+    chacha20_neon_hybrid(out, in, n, key, counter);
+    xor_short(out + n * HYBRID_BYTES, in + n * HYBRID_BYTES,
+              len - n * HYBRID_BYTES, key, ctr);
+}
+#endif
+
+static void chacha20_xor_neon(uint8_t *out, const uint8_t *in, size_t len,
+                              const uint32_t key[8], const uint32_t counter[4])
+{
+#if NEON_VERTICAL_4BLOCKS
+    if (len >= HYBRID_MIN_LEN) {
+        xor_long(out, in, len, key, counter);
+        return;
+    }
+#endif
+    xor_short(out, in, len, key, counter);
+}
+
 const chacha20_kernel chacha20_neon_kernel = {
     .name = "neon",
     .caps = CHACHA_CAP_NEON,
     .xor_stream = chacha20_xor_neon,
 };
+
+#if NEON_VERTICAL_4BLOCKS
+/*
+ * Fused ChaCha20-Poly1305 bulk kernel (AArch64): the hybrid passes with the
+ * scalar Poly1305 (mul, umulh) of 384 bytes of ciphertext stitched into each,
+ * on the integer pipes the NEON rounds leave idle. Sealing, a pass MACs the
+ * previous pass's output (the first pass runs alone, the last one's output
+ * is MACed after); opening, each pass MACs its own input. The MAC steps are
+ * those of poly1305_r64_blocks(), so the accumulator is bit-identical to the
+ * two-step path.
+ */
+extern const poly1305_kernel poly1305_neon_kernel;
+
+static __attribute__((noinline)) void
+hybrid_mac(uint8_t *out, const uint8_t *in, size_t n,
+           const uint32_t key[8], const uint32_t counter[4], stitched_mac *mac)
+{
+    stitched_mac m = *mac;      /* a local copy lives in registers */
+
+    hybrid_passes(out, in, n, key, counter, &m);
+    mac->h0 = m.h0;
+    mac->h1 = m.h1;
+    mac->h2 = m.h2;
+    mac->in = m.in;
+}
+
+static void chacha20_neon_hybrid_mac(uint8_t *out, const uint8_t *in, size_t n,
+                                     const uint32_t key[8],
+                                     const uint32_t counter[4], stitched_mac *mac)
+{
+    hybrid_mac(out, in, n, key, counter, mac);
+    scrub_stack();
+}
+
+static void xor_mac_neon(uint8_t *out, const uint8_t *in, size_t len,
+                         const uint32_t key[8], const uint32_t counter[4],
+                         poly1305_state *mst, int enc)
+{
+    poly1305_r64 *p = poly1305_r64_of(mst);    /* the NEON kernel's sc */
+    size_t n = len / HYBRID_BYTES, done;
+    uint32_t ctr[4] = { counter[0], counter[1], counter[2], counter[3] };
+    stitched_mac m = {
+        p->h[0], p->h[1], p->h[2], p->r[0], p->r[1],
+        p->r[1] + (p->r[1] >> 2), enc ? out : in
+    };
+
+    if (enc) {
+        if (n > 0) {
+            chacha20_neon_hybrid(out, in, 1, key, ctr);
+            ctr[0] += 6;
+        }
+        if (n > 1) {
+            chacha20_neon_hybrid_mac(out + HYBRID_BYTES, in + HYBRID_BYTES,
+                                     n - 1, key, ctr, &m);
+            ctr[0] += (uint32_t)(6 * (n - 1));
+        }
+        done = n * HYBRID_BYTES;
+        xor_short(out + done, in + done, len - done, key, ctr);
+    } else {
+        chacha20_neon_hybrid_mac(out, in, n, key, ctr, &m);
+        ctr[0] += (uint32_t)(6 * n);
+    }
+    p->h[0] = m.h0;
+    p->h[1] = m.h1;
+    p->h[2] = m.h2;
+    /* what the passes did not MAC: the tail (and sealing, the last pass) */
+    done = (size_t)(m.in - (enc ? out : in));
+    poly1305_r64_blocks(p, (enc ? out : in) + done, (len - done) / 16, 1);
+    if (!enc) {
+        done = n * HYBRID_BYTES;
+        xor_short(out + done, in + done, len - done, key, ctr);
+    }
+    chacha_wipe(&m, sizeof(m));
+}
+
+/*
+ * From 1025 bytes: below, the two-step path executes fewer instructions
+ * (its ChaCha20 keeps the 4-block passes there), see HYBRID_MIN_LEN.
+ */
+const chacha20_poly1305_kernel chacha20_poly1305_neon_kernel = {
+    .name = "neon-fused",
+    .caps = CHACHA_CAP_NEON,
+    .chacha = &chacha20_neon_kernel,
+    .poly = &poly1305_neon_kernel,
+    .xor_mac = xor_mac_neon,
+    .min_len = { HYBRID_MIN_LEN, HYBRID_MIN_LEN },
+};
+#endif

@@ -82,8 +82,54 @@ static inline void poly1305_r64_mul(uint64_t h[3], uint64_t r0, uint64_t r1)
  * instructions a block against 30 here (llvm-mca, bench/arm-mca.sh:
  * Cortex-A57 model 1.25 vs 1.56 cycles/byte, A53 model 2.25 vs 2.81). Same
  * products and partial reduction, so the accumulator is bit-identical to
- * the C step after every block.
+ * the C step after every block. One block, h = (h + m) r at [in] (which
+ * advances by 16), for asm statements with the operands of
+ * POLY1305_R64_A64_OUT / _IN, extra (an instruction or "") in its one free
+ * issue slot; it also serves the NEON fused AEAD kernel.
+ * The order is for in-order cores (searched with llvm-mca's Cortex-A53
+ * model): each product issues as soon as its operands exist.
  */
+#define POLY1305_R64_A64_STEP(extra) \
+    "ldp    %[m0], %[m1], [%[in]], #16\n\t" \
+    /* h += m + 2^128 padbit (h2 <= 4 before, so at most 6 after) */ \
+    "adds   %[h0], %[h0], %[m0]\n\t" \
+    "mul    %[t0], %[h0], %[r0]\n\t" \
+    "adcs   %[h1], %[h1], %[m1]\n\t" \
+    "umulh  %[t3], %[h0], %[r1]\n\t" \
+    "umulh  %[t1], %[h0], %[r0]\n\t" \
+    "mul    %[t2], %[h1], %[s1]\n\t" \
+    "umulh  %[m1], %[h1], %[s1]\n\t" \
+    "adc    %[h2], %[h2], %[pad]\n\t" \
+    /* t0 + 2^64 t1 = h0 r0 + h1 s1 */ \
+    "adds   %[t0], %[t0], %[t2]\n\t" \
+    "mul    %[t2], %[h0], %[r1]\n\t" \
+    "adc    %[t1], %[t1], %[m1]\n\t" \
+    /* t1 + 2^64 t3 += h0 r1 + h1 r0 + h2 s1 + 2^64 h2 r0 */ \
+    "adds   %[t1], %[t1], %[t2]\n\t" \
+    "mul    %[t2], %[h1], %[r0]\n\t" \
+    extra \
+    "umulh  %[m1], %[h1], %[r0]\n\t" \
+    "adc    %[t3], %[t3], xzr\n\t" \
+    "adds   %[t1], %[t1], %[t2]\n\t" \
+    "mul    %[t2], %[h2], %[s1]\n\t" \
+    "adc    %[t3], %[t3], %[m1]\n\t" \
+    "adds   %[t1], %[t1], %[t2]\n\t" \
+    "mul    %[m1], %[h2], %[r0]\n\t" \
+    "adc    %[t3], %[t3], %[m1]\n\t" \
+    /* fold the bits from 2^130 up: (t3 >> 2) * 2^130 = (t3 >> 2) * 5 */ \
+    "and    %[t2], %[t3], #-4\n\t" \
+    "and    %[h2], %[t3], #3\n\t" \
+    "add    %[t2], %[t2], %[t3], lsr #2\n\t" \
+    "adds   %[h0], %[t0], %[t2]\n\t" \
+    "adcs   %[h1], %[t1], xzr\n\t" \
+    "adc    %[h2], %[h2], xzr\n\t"
+#define POLY1305_R64_A64_OUT(H0, H1, H2, IN, M0, M1, T0, T1, T2, T3) \
+    [h0] "+&r"(H0), [h1] "+&r"(H1), [h2] "+&r"(H2), [in] "+&r"(IN), \
+    [m0] "=&r"(M0), [m1] "=&r"(M1), [t0] "=&r"(T0), [t1] "=&r"(T1), \
+    [t2] "=&r"(T2), [t3] "=&r"(T3)
+#define POLY1305_R64_A64_IN(R0, R1, S1, PAD) \
+    [r0] "r"(R0), [r1] "r"(R1), [s1] "r"(S1), [pad] "r"(PAD)
+
 static inline void poly1305_r64_blocks(poly1305_r64 *p, const uint8_t *in,
                                        size_t nb, uint64_t padbit)
 {
@@ -93,52 +139,13 @@ static inline void poly1305_r64_blocks(poly1305_r64 *p, const uint8_t *in,
 
     if (nb == 0)
         return;
-    /*
-     * The order is for in-order cores (searched with llvm-mca's Cortex-A53
-     * model, 2.25 cycles/byte against 2.81 for the plain order; A57 model
-     * 1.25 either way): each product issues as soon as its operands exist.
-     */
-    __asm__(
-        "1:\n\t"
-        "ldp    %[m0], %[m1], [%[in]], #16\n\t"
-        /* h += m + 2^128 padbit (h2 <= 4 before, so at most 6 after) */
-        "adds   %[h0], %[h0], %[m0]\n\t"
-        "mul    %[t0], %[h0], %[r0]\n\t"
-        "adcs   %[h1], %[h1], %[m1]\n\t"
-        "umulh  %[t3], %[h0], %[r1]\n\t"
-        "umulh  %[t1], %[h0], %[r0]\n\t"
-        "mul    %[t2], %[h1], %[s1]\n\t"
-        "umulh  %[m1], %[h1], %[s1]\n\t"
-        "adc    %[h2], %[h2], %[pad]\n\t"
-        /* t0 + 2^64 t1 = h0 r0 + h1 s1 */
-        "adds   %[t0], %[t0], %[t2]\n\t"
-        "mul    %[t2], %[h0], %[r1]\n\t"
-        "adc    %[t1], %[t1], %[m1]\n\t"
-        /* t1 + 2^64 t3 += h0 r1 + h1 r0 + h2 s1 + 2^64 h2 r0 */
-        "adds   %[t1], %[t1], %[t2]\n\t"
-        "mul    %[t2], %[h1], %[r0]\n\t"
-        "sub    %[nb], %[nb], #1\n\t"
-        "umulh  %[m1], %[h1], %[r0]\n\t"
-        "adc    %[t3], %[t3], xzr\n\t"
-        "adds   %[t1], %[t1], %[t2]\n\t"
-        "mul    %[t2], %[h2], %[s1]\n\t"
-        "adc    %[t3], %[t3], %[m1]\n\t"
-        "adds   %[t1], %[t1], %[t2]\n\t"
-        "mul    %[m1], %[h2], %[r0]\n\t"
-        "adc    %[t3], %[t3], %[m1]\n\t"
-        /* fold the bits from 2^130 up: (t3 >> 2) * 2^130 = (t3 >> 2) * 5 */
-        "and    %[t2], %[t3], #-4\n\t"
-        "and    %[h2], %[t3], #3\n\t"
-        "add    %[t2], %[t2], %[t3], lsr #2\n\t"
-        "adds   %[h0], %[t0], %[t2]\n\t"
-        "adcs   %[h1], %[t1], xzr\n\t"
-        "adc    %[h2], %[h2], xzr\n\t"
-        "cbnz   %[nb], 1b"
-        : [h0] "+&r"(h0), [h1] "+&r"(h1), [h2] "+&r"(h2), [in] "+&r"(in),
-          [nb] "+&r"(nb), [m0] "=&r"(m0), [m1] "=&r"(m1), [t0] "=&r"(t0),
-          [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3)
-        : [r0] "r"(r0), [r1] "r"(r1), [s1] "r"(s1), [pad] "r"(padbit)
-        : "cc", "memory");
+    __asm__("1:\n\t"
+            POLY1305_R64_A64_STEP("sub    %[nb], %[nb], #1\n\t")
+            "cbnz   %[nb], 1b"
+            : POLY1305_R64_A64_OUT(h0, h1, h2, in, m0, m1, t0, t1, t2, t3),
+              [nb] "+&r"(nb)
+            : POLY1305_R64_A64_IN(r0, r1, s1, padbit)
+            : "cc", "memory");
     p->h[0] = h0;
     p->h[1] = h1;
     p->h[2] = h2;
