@@ -20,7 +20,10 @@
 #include <unistd.h>
 #include "registry.h"
 #include "cpu.h"
-#include "poly1305_r64.h"
+#include "kernel.h"
+#if defined(__SIZEOF_INT128__)      /* radix 2^64 Poly1305 (not 32-bit ARM) */
+# include "poly1305_r64.h"
+#endif
 #include "testrng.h"
 
 #if defined(CHACHA_HAVE_X86_64_SIMD)
@@ -88,6 +91,7 @@ static void check(int ok, const char *what, size_t len, int enc, int inplace,
                 kernel_name, what, len, enc, inplace, variant);
 }
 
+#if defined(__SIZEOF_INT128__)
 static void random_mac(poly1305_r64 *m, int kind)
 {
     uint8_t key[32];
@@ -121,6 +125,7 @@ static void random_mac(poly1305_r64 *m, int kind)
         break;
     }
 }
+#endif
 
 /*
  * A Poly1305 state of kernel poly in one of the kinds above: for kernels
@@ -133,6 +138,7 @@ static void random_state(const poly1305_kernel *poly, poly1305_state *st,
 {
     uint8_t key[32], blk[64];
 
+#if defined(__SIZEOF_INT128__)
     if (poly == &poly1305_portable_kernel
 #if defined(CHACHA_HAVE_X86_64_SIMD)
         || poly == &poly1305_avx2_kernel
@@ -149,6 +155,7 @@ static void random_state(const poly1305_kernel *poly, poly1305_state *st,
         *poly1305_r64_of(st) = m;
         return;
     }
+#endif
     rng_bytes(key, sizeof(key));
     if (kind == 3)
         memset(key, 0xff, 16);

@@ -9,7 +9,13 @@
  *  - rows (tails everywhere, ARMv7 bulk): one vector per state row, one to
  *    three blocks side by side, diagonals lined up with lane rotations (ext).
  * AArch64 bulk input runs both at once: a hybrid pass of four vertical and two
- * row blocks (384 bytes), the two layouts' steps interleaved.
+ * row blocks (384 bytes), the two layouts' steps interleaved. ARMv7 has no
+ * hybrid: three rows plus a scalar block (tried, the round template on
+ * 32-bit words) cost 9-25% fewer cycles a block on the only ARMv7 models
+ * LLVM 14 has (Cortex-A9/A15, Swift, A57 in AArch32), but executed 11.1
+ * instructions a byte against 6.3, with spills, and the in-order cores most
+ * ARMv7 code runs on (A7, A53 in AArch32) have no model; on AArch64 the A53
+ * model makes scalar blocks beside NEON ones half again slower.
  * Choices measured as executed instructions under qemu (bench/arm-icount.sh)
  * and with llvm-mca's models of real cores (bench/arm-mca.sh): AArch64
  * vertical 5.2 instr/byte vs 6.1 for 3 rows; ARMv7, whose 16 q registers
