@@ -322,9 +322,9 @@ static const uint32_t lane_index[4] = { 0, 1, 2, 3 };
 /*
  * The Poly1305 side of a stitched pass (the fused AEAD kernel below): the
  * radix 2^64 accumulator and key, and the 384 bytes of ciphertext it takes
- * in during the pass, one block (POLY1305_R64_A64_STEP) after each round and
- * four before the first, on the integer pipes while the NEON ones run the
- * rounds. NULL for plain ChaCha20 passes.
+ * in during the pass, blocks (POLY1305_R64_A64_STEP) between the rounds, on
+ * the integer pipes while the NEON ones run the rounds. NULL for plain
+ * ChaCha20 passes.
  */
 typedef struct {
     uint64_t h0, h1, h2, r0, r1, s1;
