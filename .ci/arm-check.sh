@@ -3,8 +3,9 @@
 # Cross-builds the provider and its tests for ARM and runs the whole `make
 # check` suite under qemu-user with ARM's own libcrypto and `openssl`, once
 # per pinned configuration:
-#   aarch64: NEON on -cpu cortex-a53, NEON on -cpu max, portable on -cpu max,
-#            and NEON on -cpu max built with UBSan (a separate build)
+#   aarch64: NEON on -cpu cortex-a53, NEON on -cpu max (both with the NEON
+#            Poly1305 and the fused AEAD kernel), portable ChaCha20 and
+#            Poly1305 on -cpu max, and NEON on -cpu max built with UBSan
 #   armv7:   NEON on -cpu cortex-a7, portable on -cpu cortex-r5f (no NEON)
 # Needs .ci/arm-setup.sh first. Usage: .ci/arm-check.sh aarch64|armv7
 # The large random tests run fewer iterations under emulation; every vector
@@ -16,13 +17,11 @@ build=$top/_ci/$arch
 S=/opt/armhf-openssl
 case $arch in
 aarch64)
-    host=aarch64-linux-gnu
     emu="qemu-aarch64 -L /"
     cli=/opt/arm64-openssl/usr/bin/openssl
     set -- "neon cortex-a53" "neon max" "portable max"
     ;;
 armv7)
-    host=arm-linux-gnueabihf
     emu="qemu-arm -L /usr/arm-linux-gnueabihf -E LD_LIBRARY_PATH=$S/usr/lib/arm-linux-gnueabihf"
     cli=$S/usr/bin/openssl
     set -- "neon cortex-a7" "portable cortex-r5f"
@@ -33,21 +32,9 @@ armv7)
     ;;
 esac
 
-rm -rf "$build"
-mkdir -p "$build"
+sh "$top/.ci/arm-build.sh" $arch "$build" --tests ||
+    { echo "$arch build: 0 passed, 1 failed"; exit 1; }
 cd "$build" || exit 1
-if [ "$arch" = armv7 ] && [ -e "$S/usr/lib/arm-linux-gnueabihf/libcrypto.so" ] \
-        && ! dpkg-query -W libssl-dev:armhf >/dev/null 2>&1; then
-    # the armhf libcrypto unpacked by arm-setup.sh, not installed
-    "$top/configure" --host=$host --enable-werror PKG_CONFIG=/bin/false \
-        CRYPTO_CFLAGS="-I$S/usr/include -I$S/usr/include/arm-linux-gnueabihf" \
-        CRYPTO_LIBS="-L$S/usr/lib/arm-linux-gnueabihf -lcrypto" \
-        --with-modulesdir=/usr/lib/$host/ossl-modules >configure.log 2>&1
-else
-    "$top/configure" --host=$host --enable-werror >configure.log 2>&1
-fi || { tail -30 configure.log; echo "$arch build: 0 passed, 1 failed"; exit 1; }
-make -j2 >make.log 2>&1 && make -j2 check TESTS= >>make.log 2>&1 ||
-    { tail -30 make.log; echo "$arch build: 0 passed, 1 failed"; exit 1; }
 grep -E 'NEON' configure.log | tail -1
 $emu ./test/list_backends
 
@@ -62,7 +49,10 @@ for run in "$@"; do
         openssl_cmd=false      # no ARM CLI: cli.sh reports its checks failing
     fi
     rm -f test/*.log test/*.trs test-suite.log
+    # the portable run pins both primitives: every kernel of the build runs
+    poly=auto; [ "$impl" = portable ] && poly=portable
     make check EMULATOR="$emu" QEMU_CPU=$cpu CHACHA_PROVIDER_IMPL=$impl \
+        CHACHA_PROVIDER_POLY1305_IMPL=$poly \
         OPENSSL="$openssl_cmd" CHACHA_TEST_ITERATIONS=300 >"check-$impl-$cpu.log" 2>&1 || rc=1
     grep -E '^(PASS|FAIL|ERROR|SKIP):' "check-$impl-$cpu.log"
     for f in test/*.log; do
@@ -77,12 +67,11 @@ done
 # UBSan under emulation (aarch64): every undefined behaviour aborts the test
 if [ "$arch" = aarch64 ]; then
     ub=$top/_ci/$arch-ubsan
-    rm -rf "$ub" && mkdir -p "$ub" && cd "$ub" || exit 1
     echo "=== $arch: chacha20=neon, qemu -cpu max, UBSan build"
-    if "$top/configure" --host=$host --enable-werror \
+    if sh "$top/.ci/arm-build.sh" $arch "$ub" --tests \
             CFLAGS="-O1 -g -fsanitize=undefined -fno-sanitize-recover=undefined" \
-            LDFLAGS="-fsanitize=undefined" >configure.log 2>&1 &&
-        make -j2 >make.log 2>&1 && make -j2 check TESTS= >>make.log 2>&1; then
+            LDFLAGS="-fsanitize=undefined"; then
+        cd "$ub" || exit 1
         rm -f test/*.log test/*.trs
         make check EMULATOR="$emu" QEMU_CPU=max CHACHA_PROVIDER_IMPL=neon \
             OPENSSL="$emu $cli" CHACHA_TEST_ITERATIONS=300 >check-ubsan.log 2>&1 || rc=1
@@ -93,7 +82,6 @@ if [ "$arch" = aarch64 ]; then
             grep -H 'runtime error' "$f" && rc=1
         done
     else
-        tail -30 make.log configure.log
         echo "$arch ubsan build: 0 passed, 1 failed"
         rc=1
     fi

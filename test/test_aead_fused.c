@@ -5,9 +5,13 @@
  * (decrypt) its own Poly1305 kernel's blocks() over the ciphertext. Every length
  * multiple of 64 from 0 to 64 * 80, plus 16 KiB and 1 MiB; random keys,
  * counters, r, s and starting accumulators (including h just below and above
- * 2^130 and the largest partially reduced h2); in place and not; misaligned
- * buffers placed against guard pages (PROT_NONE) on either side, so that any
- * read or write outside [0, len) faults; canaries around the output.
+ * 2^130 and the largest partially reduced h2), counters ending at 2^32; in
+ * place and not; misaligned buffers placed against guard pages (PROT_NONE)
+ * on either side, so that any read or write outside [0, len) faults;
+ * canaries around the output.
+ * Then the whole AEAD core (aead.c) with the fused kernel against the same
+ * core without it: every text length 0..2048 (the kernel takes the runs its
+ * min_len admits), sealed and opened in place in random chunks, with AAD.
  * Prints a skip line and exits 77 when the CPU runs no fused kernel.
  * Usage: test_aead_fused   (seed from AEAD_FUSED_TEST_SEED if set)
  */
@@ -19,11 +23,18 @@
 #include <unistd.h>
 #include "registry.h"
 #include "cpu.h"
-#include "poly1305_r64.h"
+#include "aead.h"
+#include "kernel.h"
+#if defined(__SIZEOF_INT128__)      /* radix 2^64 Poly1305 (not 32-bit ARM) */
+# include "poly1305_r64.h"
+#endif
 #include "testrng.h"
 
 #if defined(CHACHA_HAVE_X86_64_SIMD)
 extern const poly1305_kernel poly1305_avx2_kernel;
+#endif
+#if defined(CHACHA_HAVE_NEON) && defined(__aarch64__)
+extern const poly1305_kernel poly1305_neon_kernel;
 #endif
 
 static unsigned long n_pass, n_fail;
@@ -84,6 +95,7 @@ static void check(int ok, const char *what, size_t len, int enc, int inplace,
                 kernel_name, what, len, enc, inplace, variant);
 }
 
+#if defined(__SIZEOF_INT128__)
 static void random_mac(poly1305_r64 *m, int kind)
 {
     uint8_t key[32];
@@ -117,6 +129,7 @@ static void random_mac(poly1305_r64 *m, int kind)
         break;
     }
 }
+#endif
 
 /*
  * A Poly1305 state of kernel poly in one of the kinds above: for kernels
@@ -129,9 +142,13 @@ static void random_state(const poly1305_kernel *poly, poly1305_state *st,
 {
     uint8_t key[32], blk[64];
 
+#if defined(__SIZEOF_INT128__)
     if (poly == &poly1305_portable_kernel
 #if defined(CHACHA_HAVE_X86_64_SIMD)
         || poly == &poly1305_avx2_kernel
+#endif
+#if defined(CHACHA_HAVE_NEON) && defined(__aarch64__)
+        || poly == &poly1305_neon_kernel
 #endif
         ) {
         poly1305_r64 m;
@@ -142,6 +159,7 @@ static void random_state(const poly1305_kernel *poly, poly1305_state *st,
         *poly1305_r64_of(st) = m;
         return;
     }
+#endif
     rng_bytes(key, sizeof(key));
     if (kind == 3)
         memset(key, 0xff, 16);
@@ -168,6 +186,8 @@ static void one_case(const chacha20_poly1305_kernel *f, size_t len, int enc,
     ctr[0] = (uint32_t)rng();
     if ((uint64_t)ctr[0] + len / 64 > 0xffffffffu)   /* no 32-bit wrap */
         ctr[0] = (uint32_t)(0xffffffffu - len / 64 - (rng() & 3));
+    if (variant == 9)       /* the last block of the call is block 2^32 - 1 */
+        ctr[0] = (uint32_t)(0xffffffffu - len / 64 + (len > 0));
     ctr[1] = (uint32_t)rng();
     ctr[2] = (uint32_t)rng();
     ctr[3] = (uint32_t)rng();
@@ -208,6 +228,70 @@ static void one_case(const chacha20_poly1305_kernel *f, size_t len, int enc,
         for (i = 0; out + len + i < gout->hi && i < 64; i++)
             ok &= out[len + i] == 0xa5;
         check(ok, "no write outside out", len, enc, inplace, variant);
+    }
+}
+
+/*
+ * Feed len bytes of text through the core in place in buf and return the
+ * tag: in one piece (mode 0), in pieces of whole blocks (1) or of any size,
+ * some empty (2).
+ */
+static void aead_chunked(chacha_aead *a, uint8_t *buf, size_t len, int enc,
+                         const uint8_t *aad, size_t aad_len, int mode,
+                         uint8_t tag[16])
+{
+    size_t off = 0;
+
+    chacha_aead_aad(a, aad, aad_len);
+    while (off < len) {
+        size_t n = mode == 0 ? len : mode == 1 ? 64 * (size_t)(rng() % 24)
+                   : (size_t)(rng() % 4 == 0 ? rng() % 17 : rng() % 1500);
+
+        if (n > len - off)
+            n = len - off;
+        chacha_aead_text(a, buf + off, buf + off, n, enc);
+        off += n;
+    }
+    chacha_aead_tag(a, tag);
+}
+
+/* The core with kernel f against the core with two steps, lengths 0..2048. */
+static void core_cases(const chacha20_poly1305_kernel *f)
+{
+    static uint8_t text[2048], ref[2048], got[2048];
+    static chacha_aead a, b;
+    uint8_t key[32], aad[40], tref[16], tgot[16];
+    uint32_t nonce[3];
+    size_t len;
+    int enc;
+
+    for (len = 0; len <= sizeof(text); len++) {
+        for (enc = 1; enc >= 0; enc--) {
+            size_t aad_len = (size_t)(rng() % sizeof(aad));
+
+            rng_bytes(key, sizeof(key));
+            rng_bytes(aad, aad_len);
+            rng_bytes(text, len);
+            nonce[0] = (uint32_t)rng();
+            nonce[1] = (uint32_t)rng();
+            nonce[2] = (uint32_t)rng();
+            chacha_aead_setup(&a, f->chacha, f->poly, NULL);
+            chacha_aead_setup(&b, f->chacha, f->poly, f);
+            chacha_aead_set_key(&a, key);
+            chacha_aead_set_key(&b, key);
+            chacha_aead_set_nonce(&a, nonce);
+            chacha_aead_set_nonce(&b, nonce);
+            memcpy(ref, text, len);
+            memcpy(got, text, len);
+            chacha_aead_aad(&a, aad, aad_len);
+            chacha_aead_text(&a, ref, ref, len, enc);
+            chacha_aead_tag(&a, tref);
+            aead_chunked(&b, got, len, enc, aad, aad_len, (int)(len % 3), tgot);
+            check(memcmp(got, ref, len) == 0, "core: text", len, enc, 1,
+                  (int)(len % 3));
+            check(memcmp(tgot, tref, 16) == 0, "core: tag", len, enc, 1,
+                  (int)(len % 3));
+        }
     }
 }
 
@@ -256,6 +340,7 @@ int main(void)
                         one_case(f, big[b], enc, inplace,
                                  variant * 2 + (int)(b & 1), &gin, &gout, ref,
                                  src);
+        core_cases(f);
         ran++;
     }
     if (ran == 0) {

@@ -4,20 +4,32 @@
  * 32-bit ARMv7 (built with -mfpu=neon; chosen only when the CPU reports NEON).
  *
  * Two layouts, both built from one quarter-round step (STEP below):
- *  - vertical (AArch64 bulk): one vector per state word, one 32-bit lane per
+ *  - vertical (AArch64): one vector per state word, one 32-bit lane per
  *    block, four blocks per 256-byte pass, no lane shuffles in the rounds;
  *  - rows (tails everywhere, ARMv7 bulk): one vector per state row, one to
  *    three blocks side by side, diagonals lined up with lane rotations (ext).
- * Choices measured as executed instructions under qemu (bench/arm-icount.sh):
- * AArch64 vertical 5.2 instr/byte vs 6.1 for 3 rows; ARMv7, whose 16 q
- * registers cannot hold a vertical state, 6.3 for 3 rows vs 6.9 vertical
- * (spills). A 1..3 block tail in rows costs about 370 instructions a block,
- * less than a whole vertical pass (about 1330).
+ * AArch64 bulk input runs both at once: a hybrid pass of four vertical and two
+ * row blocks (384 bytes), the two layouts' steps interleaved. ARMv7 has no
+ * hybrid: three rows plus a scalar block (tried, the round template on
+ * 32-bit words) cost 9-25% fewer cycles a block on the only ARMv7 models
+ * LLVM 14 has (Cortex-A9/A15, Swift, A57 in AArch32), but executed 11.1
+ * instructions a byte against 6.3, with spills, and the in-order cores most
+ * ARMv7 code runs on (A7, A53 in AArch32) have no model; on AArch64 the A53
+ * model makes scalar blocks beside NEON ones half again slower.
+ * Choices measured as executed instructions under qemu (bench/arm-icount.sh)
+ * and with llvm-mca's models of real cores (bench/arm-mca.sh): AArch64
+ * vertical 5.2 instr/byte vs 6.1 for 3 rows; ARMv7, whose 16 q registers
+ * cannot hold a vertical state, 6.3 for 3 rows vs 6.9 vertical (spills). A
+ * 1..3 block tail in rows costs about 370 instructions a block, less than a
+ * whole vertical pass (about 1330).
  */
 #include <arm_neon.h>
 #include <string.h>
 #include "kernel.h"
 #include "util.h"
+#if defined(__aarch64__)
+# include "poly1305_r64.h"
+#endif
 
 #if !defined(__ARM_NEON) && !defined(__ARM_NEON__)
 # error "chacha20_neon.c needs NEON: build it with -mfpu=neon on 32-bit ARM"
@@ -65,19 +77,30 @@ static const uint8_t rot8_index[16] = {
 #define ROTL12(x) ROTL_SHIFTS(x, 12)
 #define ROTL7(x) ROTL_SHIFTS(x, 7)
 
-/* four quarter-rounds, each step issued for all four before the next */
-#define QUARTERROUND4(a0, b0, c0, d0, a1, b1, c1, d1, \
-                      a2, b2, c2, d2, a3, b3, c3, d3) \
+/* step k (16, 12, 8, 7) of the quarter-round on (a, b, c, d) */
+#define QSTEP16(a, b, c, d) STEP(a, b, d, rotl16)
+#define QSTEP12(a, b, c, d) STEP(c, d, b, ROTL12)
+#define QSTEP8(a, b, c, d) STEP(a, b, d, ROTL8)
+#define QSTEP7(a, b, c, d) STEP(c, d, b, ROTL7)
+
+/*
+ * A round of four quarter-rounds (16 words a0, b0, c0, d0, a1, ...): the four
+ * steps in turn, PHASE(k, ...) issuing step k of all four.
+ */
+#define ROUND4(PHASE, ...) \
     do { \
-        STEP(a0, b0, d0, rotl16); STEP(a1, b1, d1, rotl16); \
-        STEP(a2, b2, d2, rotl16); STEP(a3, b3, d3, rotl16); \
-        STEP(c0, d0, b0, ROTL12); STEP(c1, d1, b1, ROTL12); \
-        STEP(c2, d2, b2, ROTL12); STEP(c3, d3, b3, ROTL12); \
-        STEP(a0, b0, d0, ROTL8); STEP(a1, b1, d1, ROTL8); \
-        STEP(a2, b2, d2, ROTL8); STEP(a3, b3, d3, ROTL8); \
-        STEP(c0, d0, b0, ROTL7); STEP(c1, d1, b1, ROTL7); \
-        STEP(c2, d2, b2, ROTL7); STEP(c3, d3, b3, ROTL7); \
+        PHASE(16, __VA_ARGS__); PHASE(12, __VA_ARGS__); \
+        PHASE(8, __VA_ARGS__); PHASE(7, __VA_ARGS__); \
     } while (0)
+#define QPHASE4(k, a0, b0, c0, d0, a1, b1, c1, d1, a2, b2, c2, d2, a3, b3, c3, d3) \
+    QSTEP##k(a0, b0, c0, d0); QSTEP##k(a1, b1, c1, d1); \
+    QSTEP##k(a2, b2, c2, d2); QSTEP##k(a3, b3, c3, d3)
+
+/* vertical layout: word i of four blocks in x<i>, one lane per block */
+#define VERTICAL_COLUMNS \
+    x0, x4, x8, x12, x1, x5, x9, x13, x2, x6, x10, x14, x3, x7, x11, x15
+#define VERTICAL_DIAGONALS \
+    x0, x5, x10, x15, x1, x6, x11, x12, x2, x7, x8, x13, x3, x4, x9, x14
 
 /* out = in ^ ks for one block (len >= 64) or its first len bytes (len < 64) */
 NEON_INLINE void xor_block(uint8_t *out, const uint8_t *in, size_t len,
@@ -126,31 +149,33 @@ NEON_INLINE void transpose4(uint32x4_t *w0, uint32x4_t *w1, uint32x4_t *w2,
 }
 
 /*
- * Four blocks from counter word ctr: out = in ^ keystream for min(len, 256)
- * bytes. row[] is the input state as rows (row[3] with its counter word 0):
- * the feed-forward adds it after the transpose, where it is the same for all
- * four blocks, so only the per-lane counters are added before it.
+ * The vertical state of four blocks: x<i> holds word i of each, from the
+ * state rows row[] (row[3] with its counter word 0) and counter lanes ctr.
  */
-NEON_INLINE void chacha20_neon_4blocks(uint8_t *out, const uint8_t *in,
-                                       size_t len, const uint32x4_t row[4],
-                                       uint32x4_t ctr)
-{
-    uint32x4_t x0 = vdupq_laneq_u32(row[0], 0), x1 = vdupq_laneq_u32(row[0], 1);
-    uint32x4_t x2 = vdupq_laneq_u32(row[0], 2), x3 = vdupq_laneq_u32(row[0], 3);
-    uint32x4_t x4 = vdupq_laneq_u32(row[1], 0), x5 = vdupq_laneq_u32(row[1], 1);
-    uint32x4_t x6 = vdupq_laneq_u32(row[1], 2), x7 = vdupq_laneq_u32(row[1], 3);
-    uint32x4_t x8 = vdupq_laneq_u32(row[2], 0), x9 = vdupq_laneq_u32(row[2], 1);
-    uint32x4_t x10 = vdupq_laneq_u32(row[2], 2), x11 = vdupq_laneq_u32(row[2], 3);
-    uint32x4_t x12 = ctr, x13 = vdupq_laneq_u32(row[3], 1);
-    uint32x4_t x14 = vdupq_laneq_u32(row[3], 2), x15 = vdupq_laneq_u32(row[3], 3);
-    int i;
+#define VERTICAL_INIT(row, ctr) \
+    uint32x4_t x0 = vdupq_laneq_u32(row[0], 0), x1 = vdupq_laneq_u32(row[0], 1); \
+    uint32x4_t x2 = vdupq_laneq_u32(row[0], 2), x3 = vdupq_laneq_u32(row[0], 3); \
+    uint32x4_t x4 = vdupq_laneq_u32(row[1], 0), x5 = vdupq_laneq_u32(row[1], 1); \
+    uint32x4_t x6 = vdupq_laneq_u32(row[1], 2), x7 = vdupq_laneq_u32(row[1], 3); \
+    uint32x4_t x8 = vdupq_laneq_u32(row[2], 0), x9 = vdupq_laneq_u32(row[2], 1); \
+    uint32x4_t x10 = vdupq_laneq_u32(row[2], 2), x11 = vdupq_laneq_u32(row[2], 3); \
+    uint32x4_t x12 = ctr, x13 = vdupq_laneq_u32(row[3], 1); \
+    uint32x4_t x14 = vdupq_laneq_u32(row[3], 2), x15 = vdupq_laneq_u32(row[3], 3)
 
-    for (i = 0; i < 10; i++) {
-        QUARTERROUND4(x0, x4, x8, x12, x1, x5, x9, x13,
-                      x2, x6, x10, x14, x3, x7, x11, x15);
-        QUARTERROUND4(x0, x5, x10, x15, x1, x6, x11, x12,
-                      x2, x7, x8, x13, x3, x4, x9, x14);
-    }
+#define X16 x0, x1, x2, x3, x4, x5, x6, x7, x8, x9, x10, x11, x12, x13, x14, x15
+#define X16_PARAMS(T, x) \
+    T x##0, T x##1, T x##2, T x##3, T x##4, T x##5, T x##6, T x##7, T x##8, \
+    T x##9, T x##10, T x##11, T x##12, T x##13, T x##14, T x##15
+
+/*
+ * out = in ^ keystream for min(len, 256) bytes of four blocks after their
+ * rounds. The feed-forward adds row[] after the transpose, where it is the
+ * same for all four blocks, so only the per-lane counters are added before.
+ */
+NEON_INLINE void vertical_emit(uint8_t *out, const uint8_t *in, size_t len,
+                               const uint32x4_t row[4], uint32x4_t ctr,
+                               X16_PARAMS(uint32x4_t, x))
+{
     x12 = vaddq_u32(x12, ctr);
     transpose4(&x0, &x1, &x2, &x3);
     transpose4(&x4, &x5, &x6, &x7);
@@ -173,6 +198,22 @@ NEON_INLINE void chacha20_neon_4blocks(uint8_t *out, const uint8_t *in,
     EMIT(3, x3, x7, x11, x15);
 #undef EMIT
 }
+
+/* Four blocks from counter lanes ctr: out = in ^ keystream, min(len, 256) bytes. */
+NEON_INLINE void chacha20_neon_4blocks(uint8_t *out, const uint8_t *in,
+                                       size_t len, const uint32x4_t row[4],
+                                       uint32x4_t ctr)
+{
+    VERTICAL_INIT(row, ctr);
+    int i;
+
+    for (i = 0; i < 10; i++) {
+        ROUND4(QPHASE4, VERTICAL_COLUMNS);
+        ROUND4(QPHASE4, VERTICAL_DIAGONALS);
+    }
+    vertical_emit(out, in, len, row, ctr, X16);
+}
+
 #endif /* NEON_VERTICAL_4BLOCKS */
 
 /*
@@ -188,10 +229,10 @@ NEON_INLINE void chacha20_neon_4blocks(uint8_t *out, const uint8_t *in,
     const uint32x4_t d_in##j = vaddq_u32(row[3], \
                                          vsetq_lane_u32(j, vdupq_n_u32(0), 0)); \
     uint32x4_t a##j = row[0], b##j = row[1], c##j = row[2], d##j = d_in##j;
-#define ROW_STEP16(j) STEP(a##j, b##j, d##j, rotl16);
-#define ROW_STEP12(j) STEP(c##j, d##j, b##j, ROTL12);
-#define ROW_STEP8(j) STEP(a##j, b##j, d##j, ROTL8);
-#define ROW_STEP7(j) STEP(c##j, d##j, b##j, ROTL7);
+#define ROW_STEP16(j) QSTEP16(a##j, b##j, c##j, d##j);
+#define ROW_STEP12(j) QSTEP12(a##j, b##j, c##j, d##j);
+#define ROW_STEP8(j) QSTEP8(a##j, b##j, c##j, d##j);
+#define ROW_STEP7(j) QSTEP7(a##j, b##j, c##j, d##j);
 /* diagonals into columns: rows b, c, d rotated left by 1, 2, 3 lanes */
 #define ROW_DIAG(j) \
     b##j = vextq_u32(b##j, b##j, 1); c##j = vextq_u32(c##j, c##j, 2); \
@@ -233,8 +274,170 @@ DEFINE_ROWS_KERNEL(1)
 DEFINE_ROWS_KERNEL(2)
 DEFINE_ROWS_KERNEL(3)
 
-static void chacha20_xor_neon(uint8_t *out, const uint8_t *in, size_t len,
-                              const uint32_t key[8], const uint32_t counter[4])
+#if NEON_VERTICAL_4BLOCKS
+/*
+ * Hybrid pass, six blocks: the round chains of the vertical four are
+ * latency-bound and leave the NEON pipes half idle, so two more blocks in
+ * the row layout run beside them, each of their steps issued between two of
+ * the vertical ones (in-order cores need the interleave in program order).
+ * llvm-mca (bench/arm-mca.sh), cycles per block per double round against the
+ * four alone: Cortex-A57 model 17 vs 23, Cortex-A53 35 vs 43. Scalar blocks
+ * on the integer pipes instead cost more instructions than the A57 model
+ * can dispatch (4 + 2 scalar: 3.50 cycles/byte vs 3.80 for the four alone)
+ * and run in series with the NEON ones on the A53 model (11.8 vs 7.9).
+ */
+#define HYBRID_BYTES 384
+/*
+ * From 1025 bytes: the hybrid executes more instructions per byte (5.6 vs
+ * 5.2) though fewer cycles on both models, so shorter input, where the
+ * instruction count is held to the 4-block path's, keeps that path.
+ */
+#define HYBRID_MIN_LEN 1025
+
+/*
+ * Its rotations by 8 are shift pairs (two uops on the A57's one shift pipe)
+ * rather than tbl (three there): A57 model 2.73 vs 2.95 cycles/byte, A53
+ * model 7.65 vs 7.48.
+ */
+#define ROTL8_SHIFTS(x) ROTL_SHIFTS(x, 8)
+#define HSTEP16(a, b, c, d) QSTEP16(a, b, c, d)
+#define HSTEP12(a, b, c, d) QSTEP12(a, b, c, d)
+#define HSTEP8(a, b, c, d) STEP(a, b, d, ROTL8_SHIFTS)
+#define HSTEP7(a, b, c, d) QSTEP7(a, b, c, d)
+#define HROW(k, j) HSTEP##k(a##j, b##j, c##j, d##j);
+
+/* step k of the vertical columns, with row block j's step k in between */
+#define HPHASE(k, a0, b0, c0, d0, a1, b1, c1, d1, a2, b2, c2, d2, a3, b3, c3, d3) \
+    HSTEP##k(a0, b0, c0, d0); HROW(k, 0) \
+    HSTEP##k(a1, b1, c1, d1); HROW(k, 1) \
+    HSTEP##k(a2, b2, c2, d2); HSTEP##k(a3, b3, c3, d3)
+
+#define HYBRID_ROW_EMIT(j) \
+    xor_block(out + 256 + 64 * (j), in + 256 + 64 * (j), 64, \
+              vaddq_u32(a##j, row[0]), vaddq_u32(b##j, row[1]), \
+              vaddq_u32(c##j, row[2]), vaddq_u32(d##j, d_in##j));
+
+static const uint32_t lane_index[4] = { 0, 1, 2, 3 };
+
+/*
+ * The Poly1305 side of a stitched pass (the fused AEAD kernel below): the
+ * radix 2^64 accumulator and key, and the 384 bytes of ciphertext it takes
+ * in during the pass, blocks (POLY1305_R64_A64_STEP) between the rounds, on
+ * the integer pipes while the NEON ones run the rounds. NULL for plain
+ * ChaCha20 passes.
+ */
+typedef struct {
+    uint64_t h0, h1, h2, r0, r1, s1;
+    const uint8_t *in;
+} stitched_mac;
+
+#define MAC_BLOCK(m) \
+    do { \
+        uint64_t m0_, m1_, t0_, t1_, t2_, t3_; \
+        \
+        __asm__(POLY1305_R64_A64_STEP("") \
+                : POLY1305_R64_A64_OUT((m)->h0, (m)->h1, (m)->h2, (m)->in, \
+                                       m0_, m1_, t0_, t1_, t2_, t3_) \
+                : POLY1305_R64_A64_IN((m)->r0, (m)->r1, (m)->s1, (uint64_t)1) \
+                : "cc", "memory"); \
+    } while (0)
+#define MAC_ROUND(m) do { if (m) MAC_BLOCK(m); } while (0)
+
+/*
+ * A double round of the hybrid layout with the statement MAC (variadic: it
+ * may hold commas) after each round; a trip is two.
+ */
+#define HYBRID_DOUBLEROUND(...) \
+    do { \
+        ROUND4(HPHASE, VERTICAL_COLUMNS); \
+        __VA_ARGS__; \
+        FOR_ROWS_2(ROW_DIAG) \
+        ROUND4(HPHASE, VERTICAL_DIAGONALS); \
+        __VA_ARGS__; \
+        FOR_ROWS_2(ROW_UNDIAG) \
+    } while (0)
+#define HYBRID_TRIP(...) \
+    do { \
+        HYBRID_DOUBLEROUND(__VA_ARGS__); \
+        HYBRID_DOUBLEROUND(__VA_ARGS__); \
+    } while (0)
+
+/*
+ * n hybrid passes of 384 bytes from block counter[0]: each, four vertical
+ * blocks, then two row blocks; with mac, 384 bytes MACed beside each (read
+ * before the pass writes its output, so in place works for both the
+ * ciphertext read and written).
+ */
+NEON_INLINE void hybrid_passes(uint8_t *out, const uint8_t *in, size_t n,
+                               const uint32_t key[8], const uint32_t counter[4],
+                               stitched_mac *mac)
+{
+    uint32x4_t ctr = vaddq_u32(vdupq_n_u32(counter[0]), vld1q_u32(lane_index));
+
+    for (; n > 0; n--) {
+        /*
+         * The key is loaded again each pass (the output stores may alias
+         * it): hoisted, its broadcast words were spilled to the stack.
+         */
+        const uint32x4_t r4[4] = {
+            vld1q_u32(sigma), vld1q_u32(key), vld1q_u32(key + 4),
+            vsetq_lane_u32(0, vld1q_u32(counter), 0)
+        };
+        const uint32x4_t row[4] = {
+            r4[0], r4[1], r4[2],
+            vsetq_lane_u32(vgetq_lane_u32(ctr, 0) + 4, r4[3], 0)
+        };
+        VERTICAL_INIT(r4, ctr);
+        FOR_ROWS_2(ROW_INIT)
+        int i;
+
+        /*
+         * Two double rounds a trip (fewer register moves at the back edge);
+         * a MAC block after each round, two in the first trip: 24 in all.
+         */
+        HYBRID_TRIP(MAC_ROUND(mac); MAC_ROUND(mac));
+        for (i = 2; i < 10; i += 2)
+            HYBRID_TRIP(MAC_ROUND(mac));
+        vertical_emit(out, in, 256, r4, ctr, X16);
+        FOR_ROWS_2(HYBRID_ROW_EMIT)
+        ctr = vaddq_u32(ctr, vdupq_n_u32(6));
+        out += HYBRID_BYTES;
+        in += HYBRID_BYTES;
+    }
+}
+
+/*
+ * The compiler spills some round state of the passes to their stack frame
+ * (320 bytes with GCC 12): called right after them from the same frame,
+ * this overwrites it, so that no state derived from the key stays there.
+ */
+static __attribute__((noinline)) void scrub_stack(void)
+{
+    uint8_t b[1024];
+
+    chacha_wipe(b, sizeof(b));
+}
+
+/* Neither inlined, so that short input does not pay for the passes' setup. */
+static __attribute__((noinline)) void
+hybrid_plain(uint8_t *out, const uint8_t *in, size_t n,
+             const uint32_t key[8], const uint32_t counter[4])
+{
+    hybrid_passes(out, in, n, key, counter, NULL);
+}
+
+static __attribute__((noinline)) void
+chacha20_neon_hybrid(uint8_t *out, const uint8_t *in, size_t n,
+                     const uint32_t key[8], const uint32_t counter[4])
+{
+    hybrid_plain(out, in, n, key, counter);
+    scrub_stack();
+}
+#endif
+
+/* Input too short for hybrid passes: 4-block passes, then 1..3 rows. */
+NEON_INLINE void xor_short(uint8_t *out, const uint8_t *in, size_t len,
+                           const uint32_t key[8], const uint32_t counter[4])
 {
     uint32x4_t row[4];
 
@@ -244,15 +447,14 @@ static void chacha20_xor_neon(uint8_t *out, const uint8_t *in, size_t len,
     row[3] = vld1q_u32(counter);
 
 #if NEON_VERTICAL_4BLOCKS
-    {
-        static const uint32_t lane_index[4] = { 0, 1, 2, 3 };
-        uint32x4_t ctr = vaddq_u32(vdupq_n_u32(counter[0]),
+    /* 129..192 bytes are left to 3 rows: cheaper than a 4-block pass */
+    if (len > 192) {
+        uint32x4_t ctr = vaddq_u32(vdupq_laneq_u32(row[3], 0),
                                    vld1q_u32(lane_index));
         const uint32x4_t r4[4] = {
             row[0], row[1], row[2], vsetq_lane_u32(0, row[3], 0)
         };
 
-        /* 129..192 bytes are left to 3 rows: cheaper than a 4-block pass */
         while (len > 192) {
             chacha20_neon_4blocks(out, in, len, r4, ctr);
             if (len <= 256)
@@ -282,8 +484,124 @@ static void chacha20_xor_neon(uint8_t *out, const uint8_t *in, size_t len,
         chacha20_neon_1rows(out, in, len, row);
 }
 
+#if NEON_VERTICAL_4BLOCKS
+/* Hybrid passes, then the rest (not inlined: the short path stays a leaf). */
+static __attribute__((noinline)) void
+xor_long(uint8_t *out, const uint8_t *in, size_t len, const uint32_t key[8],
+         const uint32_t counter[4])
+{
+    size_t n = len / HYBRID_BYTES;
+    const uint32_t ctr[4] = { counter[0] + (uint32_t)(6 * n), counter[1],
+                              counter[2], counter[3] };
+
+    chacha20_neon_hybrid(out, in, n, key, counter);
+    xor_short(out + n * HYBRID_BYTES, in + n * HYBRID_BYTES,
+              len - n * HYBRID_BYTES, key, ctr);
+}
+#endif
+
+static void chacha20_xor_neon(uint8_t *out, const uint8_t *in, size_t len,
+                              const uint32_t key[8], const uint32_t counter[4])
+{
+#if NEON_VERTICAL_4BLOCKS
+    if (len >= HYBRID_MIN_LEN) {
+        xor_long(out, in, len, key, counter);
+        return;
+    }
+#endif
+    xor_short(out, in, len, key, counter);
+}
+
 const chacha20_kernel chacha20_neon_kernel = {
     .name = "neon",
     .caps = CHACHA_CAP_NEON,
     .xor_stream = chacha20_xor_neon,
 };
+
+#if NEON_VERTICAL_4BLOCKS
+/*
+ * Fused ChaCha20-Poly1305 bulk kernel (AArch64): the hybrid passes with the
+ * scalar Poly1305 (mul, umulh) of 384 bytes of ciphertext stitched into each,
+ * on the integer pipes the NEON rounds leave idle. Sealing, a pass MACs the
+ * previous pass's output (the first pass runs alone, the last one's output
+ * is MACed after); opening, each pass MACs its own input. The MAC steps are
+ * those of poly1305_r64_blocks(), so the accumulator is bit-identical to the
+ * two-step path.
+ */
+extern const poly1305_kernel poly1305_neon_kernel;
+
+static __attribute__((noinline)) void
+hybrid_mac(uint8_t *out, const uint8_t *in, size_t n,
+           const uint32_t key[8], const uint32_t counter[4], stitched_mac *mac)
+{
+    stitched_mac m = *mac;      /* a local copy lives in registers */
+
+    hybrid_passes(out, in, n, key, counter, &m);
+    mac->h0 = m.h0;
+    mac->h1 = m.h1;
+    mac->h2 = m.h2;
+    mac->in = m.in;
+}
+
+static void chacha20_neon_hybrid_mac(uint8_t *out, const uint8_t *in, size_t n,
+                                     const uint32_t key[8],
+                                     const uint32_t counter[4], stitched_mac *mac)
+{
+    hybrid_mac(out, in, n, key, counter, mac);
+    scrub_stack();
+}
+
+static void xor_mac_neon(uint8_t *out, const uint8_t *in, size_t len,
+                         const uint32_t key[8], const uint32_t counter[4],
+                         poly1305_state *mst, int enc)
+{
+    poly1305_r64 *p = poly1305_r64_of(mst);    /* the NEON kernel's sc */
+    size_t n = len / HYBRID_BYTES, done;
+    uint32_t ctr[4] = { counter[0], counter[1], counter[2], counter[3] };
+    stitched_mac m = {
+        p->h[0], p->h[1], p->h[2], p->r[0], p->r[1],
+        p->r[1] + (p->r[1] >> 2), enc ? out : in
+    };
+
+    if (enc) {
+        if (n > 0) {
+            chacha20_neon_hybrid(out, in, 1, key, ctr);
+            ctr[0] += 6;
+        }
+        if (n > 1) {
+            chacha20_neon_hybrid_mac(out + HYBRID_BYTES, in + HYBRID_BYTES,
+                                     n - 1, key, ctr, &m);
+            ctr[0] += (uint32_t)(6 * (n - 1));
+        }
+        done = n * HYBRID_BYTES;
+        xor_short(out + done, in + done, len - done, key, ctr);
+    } else {
+        chacha20_neon_hybrid_mac(out, in, n, key, ctr, &m);
+        ctr[0] += (uint32_t)(6 * n);
+    }
+    p->h[0] = m.h0;
+    p->h[1] = m.h1;
+    p->h[2] = m.h2;
+    /* what the passes did not MAC: the tail (and sealing, the last pass) */
+    done = (size_t)(m.in - (enc ? out : in));
+    poly1305_r64_blocks(p, (enc ? out : in) + done, (len - done) / 16, 1);
+    if (!enc) {
+        done = n * HYBRID_BYTES;
+        xor_short(out + done, in + done, len - done, key, ctr);
+    }
+    chacha_wipe(&m, sizeof(m));
+}
+
+/*
+ * From 1025 bytes: below, the two-step path executes fewer instructions
+ * (its ChaCha20 keeps the 4-block passes there), see HYBRID_MIN_LEN.
+ */
+const chacha20_poly1305_kernel chacha20_poly1305_neon_kernel = {
+    .name = "neon-fused",
+    .caps = CHACHA_CAP_NEON,
+    .chacha = &chacha20_neon_kernel,
+    .poly = &poly1305_neon_kernel,
+    .xor_mac = xor_mac_neon,
+    .min_len = { HYBRID_MIN_LEN, HYBRID_MIN_LEN },
+};
+#endif

@@ -15,6 +15,10 @@ extern const chacha20_poly1305_kernel chacha20_poly1305_avx2_kernel;
 #if defined(CHACHA_HAVE_NEON)
 extern const chacha20_kernel chacha20_neon_kernel;
 #endif
+#if defined(CHACHA_HAVE_NEON) && defined(__aarch64__)
+extern const poly1305_kernel poly1305_neon_kernel;
+extern const chacha20_poly1305_kernel chacha20_poly1305_neon_kernel;
+#endif
 
 const chacha20_kernel *const chacha20_kernels[] = {
 #if defined(CHACHA_HAVE_X86_64_SIMD)
@@ -32,6 +36,9 @@ const poly1305_kernel *const poly1305_kernels[] = {
 #if defined(CHACHA_HAVE_X86_64_SIMD)
     &poly1305_avx2_kernel,
 #endif
+#if defined(CHACHA_HAVE_NEON) && defined(__aarch64__)
+    &poly1305_neon_kernel,
+#endif
     &poly1305_portable_kernel,
     NULL
 };
@@ -39,6 +46,9 @@ const poly1305_kernel *const poly1305_kernels[] = {
 const chacha20_poly1305_kernel *const chacha20_poly1305_kernels[] = {
 #if defined(CHACHA_HAVE_X86_64_SIMD)
     &chacha20_poly1305_avx2_kernel,
+#endif
+#if defined(CHACHA_HAVE_NEON) && defined(__aarch64__)
+    &chacha20_poly1305_neon_kernel,
 #endif
     NULL
 };

@@ -1,0 +1,497 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Cycle models of the ChaCha20 / Poly1305 loops on AArch64 (bench/arm-mca.sh).
+
+1. Find the loops by structure in objdump disassembly (ours: the benchmark
+   program, linked with the build's kernels; OpenSSL's: the stripped arm64
+   libcrypto). A signature loop is a backward branch whose body holds ChaCha20
+   rounds (vector rev32 .8h or scalar ror #16, four or more) or Poly1305
+   products (umulh, or umlal/umull .2d, five or more). Its pass loop is the
+   innermost loop around it that writes output (ChaCha20, AEAD) or reads input
+   (Poly1305): one trip of it is one steady-state pass.
+2. Run the workload (bench/arm-loop.c) under qemu-user, logging only those
+   loops (-dfilter), and cut the executed instruction stream at the pass
+   loop's head: the middle pass of a long call is the steady-state pass, with
+   the path and inner trip counts the code really takes.
+3. Bytes per pass, by structure: the `sub(s) xN, xN, #imm` of the body (a
+   length count), else the bytes its non-stack stores write (ChaCha20) or
+   loads read (Poly1305), inner loops left out; failing both, L / passes in
+   whole blocks. The bytes a loop covers (passes x bytes per pass) weight it
+   in the whole-length estimate: the sum over the loops of a call of their
+   cycles per byte times their share of L.
+4. Decode the pass with llvm-mc and run llvm-mca on it for each model: the
+   cycles per pass are (cycles(40 iterations) - cycles(10)) / 30, steady
+   state with the loop-carried dependencies of back-to-back passes.
+Caveats: llvm-mca knows no caches, assumes every branch predicted and models
+each core only as well as LLVM's scheduling model describes it.
+"""
+import collections
+import os
+import re
+import subprocess
+import sys
+
+LLVM_MC = os.environ.get("LLVM_MC", "llvm-mc-14")
+LLVM_MCA = os.environ.get("LLVM_MCA", "llvm-mca-14")
+LLC = os.environ.get("LLC", "llc-14")
+
+BRANCH = re.compile(r"^(b|b\.\w+|cbz|cbnz|tbz|tbnz)$")
+
+
+# ---- static: objdump disassembly -----------------------------------------
+
+class Image:
+    """One ELF file's instructions: addr -> (mnemonic, operands), and symbols."""
+
+    def __init__(self, name, dis_path):
+        self.name = name
+        self.insns = {}
+        self.funcs = []     # (start, name)
+        line_re = re.compile(r"^\s*([0-9a-f]+):\t(\S+)\s*(.*)$")
+        sym_re = re.compile(r"^([0-9a-f]+) <(.+)>:$")
+        with open(dis_path) as f:
+            for line in f:
+                m = line_re.match(line)
+                if m:
+                    ops = m.group(3).split("//")[0].strip()
+                    self.insns[int(m.group(1), 16)] = (m.group(2), ops)
+                    continue
+                m = sym_re.match(line)
+                if m and "@@" not in m.group(2) and "+0x" not in m.group(2):
+                    self.funcs.append((int(m.group(1), 16), m.group(2)))
+        self.addrs = sorted(self.insns)
+        self.index = {a: i for i, a in enumerate(self.addrs)}
+        self.funcs.sort()
+        self.all_loops = self.loops()
+
+    def func_of(self, addr):
+        name = None
+        for start, n in self.funcs:
+            if start > addr:
+                break
+            name = n
+        return name
+
+    def func_range(self, addr):
+        """[start, last instruction] of the function holding addr."""
+        start, end = self.addrs[0], self.addrs[-1]
+        for s, _ in self.funcs:
+            if s <= addr:
+                start = s
+            elif s > addr:
+                end = self.addrs[self.index[s] - 1] if s in self.index else end
+                break
+        return start, end
+
+    def body(self, lo, hi):
+        """Instructions with lo <= addr <= hi."""
+        i = self.index[lo]
+        while i < len(self.addrs) and self.addrs[i] <= hi:
+            yield self.addrs[i], self.insns[self.addrs[i]]
+            i += 1
+
+    def loops(self):
+        """(head, branch) of every backward branch spanning at most 16 KiB
+        (longer ones are tail calls, not loops)."""
+        out = []
+        for a in self.addrs:
+            mn, ops = self.insns[a]
+            if not BRANCH.match(mn):
+                continue
+            m = re.search(r"\b([0-9a-f]+) <", ops)
+            if m:
+                t = int(m.group(1), 16)
+                if t <= a and a - t <= 16384 and t in self.index:
+                    out.append((t, a))
+        return out
+
+
+def base_reg(ops):
+    m = re.search(r"\[(\w+)", ops)
+    return m.group(1) if m else None
+
+
+FEATURES = ("vrot16", "srot16", "umulh", "vmul", "store", "load")
+
+
+def insn_features(mn, ops):
+    f = []
+    if mn == "rev32" and ".8h" in ops:
+        f.append("vrot16")
+    elif mn == "ror" and ops.startswith("w") and ops.endswith("#16"):
+        f.append("srot16")
+    elif mn == "umulh":
+        f.append("umulh")
+    elif mn.startswith(("umlal", "umull")) and ".2d" in ops:
+        f.append("vmul")
+    if mn.startswith("st") and base_reg(ops) not in (None, "sp"):
+        f.append("store")
+    if mn.startswith("ld") and base_reg(ops) not in (None, "sp"):
+        f.append("load")
+    return f
+
+
+class Features:
+    """Feature counts of any address range, from prefix sums."""
+
+    def __init__(self, img):
+        self.img = img
+        self.sums = {k: [0] for k in FEATURES}
+        for a in img.addrs:
+            fs = insn_features(*img.insns[a])
+            for k in FEATURES:
+                self.sums[k].append(self.sums[k][-1] + (k in fs))
+
+    def __call__(self, lo, hi):
+        i, j = self.img.index[lo], self.img.index[hi] + 1
+        return {k: self.sums[k][j] - self.sums[k][i] for k in FEATURES}
+
+
+def kind_of(f):
+    chacha = f["vrot16"] >= 4 or f["srot16"] >= 4
+    poly = f["umulh"] >= 2 or f["vmul"] >= 5
+    if chacha and poly:
+        return "aead"
+    return "chacha" if chacha else "poly" if poly else None
+
+
+def pass_loops(img):
+    """{head: (branch, kind, entry)} of the pass loops found by structure."""
+    loops = img.all_loops
+    feat = Features(img)
+    found = {}
+    for s in loops:
+        kind = kind_of(feat(*s))
+        if kind is None:
+            continue
+        need = "load" if kind == "poly" else "store"
+        around = sorted((l for l in loops if l[0] <= s[0] and s[1] <= l[1]),
+                        key=lambda l: l[1] - l[0])
+        for p in around:
+            if feat(*p)[need] > 0:
+                if p[0] not in found or p[1] < found[p[0]][0]:
+                    # a block entering the head by fall-through starts after
+                    # the last branch before it: log from there
+                    i = img.index[p[0]]
+                    while i > 0 and not BRANCH.match(img.insns[img.addrs[i - 1]][0]) \
+                            and img.insns[img.addrs[i - 1]][0] != "ret" \
+                            and p[0] - img.addrs[i - 1] < 4096:
+                        i -= 1
+                    found[p[0]] = (p[1], kind_of(feat(*p)), img.addrs[i])
+                break
+    return found
+
+
+def access_bytes(mn, ops):
+    """Bytes one load or store moves (0 for the stack and literals)."""
+    if base_reg(ops) in (None, "sp"):
+        return 0
+    regs = re.findall(r"\b([xwqdsvb])(\d+)(\.\d*[bhsd])?", ops.split("[")[0])
+    size = {"x": 8, "w": 4, "q": 16, "d": 8, "s": 4, "b": 1}
+    n = 0
+    for kind, _, arr in regs:
+        if kind == "v":
+            lanes = re.match(r"\.(\d+)([bhsd])", arr or "")
+            n += int(lanes.group(1)) * {"b": 1, "h": 2, "s": 4, "d": 8}[lanes.group(2)] \
+                if lanes else 16
+        else:
+            n += size[kind]
+    return n
+
+
+def static_bytes_per_pass(img, head, branch, kind):
+    """Largest `sub(s) xN, xN, #imm` (imm a multiple of 16) outside inner
+    loops; failing that, the bytes the body loads (Poly1305) or stores."""
+    inner = [l for l in img.all_loops if head <= l[0] and l[1] < branch and l != (head, branch)]
+    best = 0
+    for a, (mn, ops) in img.body(head, branch):
+        if any(l[0] <= a <= l[1] for l in inner):
+            continue
+        m = re.match(r"(x\d+), (x\d+), #0x([0-9a-f]+)$", ops)
+        if mn in ("sub", "subs") and m and m.group(1) == m.group(2):
+            v = int(m.group(3), 16)
+            if v % 16 == 0:
+                best = max(best, v)
+    if best == 0:
+        want = "ld" if kind == "poly" else "st"
+        best = sum(access_bytes(mn, ops) for a, (mn, ops) in img.body(head, branch)
+                   if mn.startswith(want) and not any(l[0] <= a <= l[1] for l in inner))
+    return best
+
+
+# ---- dynamic: qemu traces --------------------------------------------------
+
+def qemu_run(qemu, loop, who, length, iters, log=None, dfilter=None):
+    cmd = list(qemu)
+    if log:
+        cmd += ["-d", "in_asm,exec,nochain", "-D", log]
+        if dfilter:
+            cmd += ["-dfilter", dfilter]
+    cmd += [loop, who, str(length), str(iters)]
+    r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                       text=True, check=True)
+    bases = {}
+    for line in r.stderr.splitlines():
+        p = line.split()
+        if len(p) >= 3 and p[0] == "base":
+            bases[p[1]] = int(p[2], 16)
+    return bases
+
+
+def read_trace(log):
+    """The executed blocks in order, each a list of (pc, word)."""
+    blocks, cur, execs = {}, None, []
+    insn_re = re.compile(r"^0x([0-9a-f]+):\s+([0-9a-f]{8})\s")
+    with open(log) as f:
+        for line in f:
+            if line.startswith("IN:"):
+                cur = []
+                continue
+            if cur is not None:
+                m = insn_re.match(line)
+                if m:
+                    cur.append((int(m.group(1), 16), int(m.group(2), 16)))
+                    continue
+                if cur:
+                    blocks[cur[0][0]] = cur
+                cur = None
+            if line.startswith("Trace "):
+                pc = int(line.split("[")[1].split("/")[1], 16)
+                if pc in blocks:
+                    execs.append(blocks[pc])
+    return execs
+
+
+def passes(execs, head):
+    """Split the instruction stream at every execution of head."""
+    out, cur = [], None
+    for blk in execs:
+        for pc, w in blk:
+            if pc == head:
+                if cur is not None:
+                    out.append(cur)
+                cur = []
+            if cur is not None:
+                cur.append(w)
+    return out
+
+
+# ---- llvm-mc / llvm-mca ----------------------------------------------------
+
+_text = {}
+
+
+def decode(words):
+    todo = sorted(set(words) - set(_text))
+    if todo:
+        inp = "".join("0x%02x,0x%02x,0x%02x,0x%02x\n" % (w & 255, w >> 8 & 255,
+                      w >> 16 & 255, w >> 24) for w in todo)
+        r = subprocess.run([LLVM_MC, "--disassemble", "-triple=aarch64",
+                            "-mattr=+v8.5a,+crypto,+sha3"], input=inp,
+                           capture_output=True, text=True)
+        lines = [l.strip() for l in r.stdout.splitlines()
+                 if l.strip() and not l.strip().startswith(".")]
+        if len(lines) != len(todo):
+            raise SystemExit("llvm-mc decoded %d of %d words" % (len(lines), len(todo)))
+        for w, l in zip(todo, lines):
+            _text[w] = l.replace("\t", " ")
+    return [_text[w] for w in words]
+
+
+def mca_cycles(asm, cpu):
+    """Steady-state cycles of one pass of asm on cpu's model."""
+    total = []
+    for it in (10, 40):
+        r = subprocess.run([LLVM_MCA, "-mtriple=aarch64", "-mcpu=" + cpu,
+                            "-iterations=%d" % it, "-all-views=false",
+                            "-summary-view"], input=asm, capture_output=True,
+                           text=True)
+        m = re.search(r"Total Cycles:\s+(\d+)", r.stdout)
+        if not m:
+            raise SystemExit("llvm-mca failed on %s:\n%s" % (cpu, r.stderr[-2000:]))
+        total.append(int(m.group(1)))
+    return (total[1] - total[0]) / 30.0
+
+
+FINGERPRINT_BLOCK = """add v0.4s, v0.4s, v1.4s
+eor v3.16b, v3.16b, v0.16b
+rev32 v3.8h, v3.8h
+ushr v4.4s, v3.4s, #20
+sli v4.4s, v3.4s, #12
+tbl v5.16b, {v4.16b}, v6.16b
+add w1, w1, w2
+eor w3, w3, w1
+ror w3, w3, #16
+mul x4, x5, x6
+umulh x7, x5, x6
+adds x8, x8, x4
+adc x9, x9, x7
+umlal v10.2d, v11.2s, v12.2s
+ld1 {v13.16b}, [x0], #16
+st1 {v14.16b}, [x10], #16
+ldp x11, x12, [x13], #16
+"""
+
+
+def model_groups():
+    """-mcpu names grouped by identical llvm-mca output (same model)."""
+    r = subprocess.run([LLC, "-mtriple=aarch64", "-mcpu=help"],
+                       capture_output=True, text=True)
+    names = re.findall(r"^\s+(\S+)\s+- Select the", r.stdout + r.stderr, re.M)
+    groups = collections.OrderedDict()
+    for n in sorted(set(names)):
+        r = subprocess.run([LLVM_MCA, "-mtriple=aarch64", "-mcpu=" + n,
+                            "-iterations=100", "-timeline"],
+                           input=FINGERPRINT_BLOCK, capture_output=True, text=True)
+        if r.returncode != 0 or "Total Cycles" not in r.stdout:
+            groups.setdefault("(no model)", []).append(n)
+            continue
+        groups.setdefault(r.stdout, []).append(n)
+    return groups
+
+
+# ---- driver ------------------------------------------------------------------
+
+def describe(kind, img_name, img, head, asm, bpp):
+    text = "\n".join(asm)
+    vrot = len(re.findall(r"^rev32 v\d+\.8h", text, re.M))
+    srot = len(re.findall(r"^ror w\d+, w\d+, #16$", text, re.M))
+    where = img.func_of(head) if img_name == "self" else None
+    who = "ours" if img_name == "self" else "OpenSSL"
+    if kind in ("chacha", "aead"):
+        scalar = srot / 80.0
+        vec = bpp / 64.0 - scalar
+        d = "%s ChaCha20 %g NEON + %g scalar blocks" % (who, vec, scalar) if srot \
+            else "%s ChaCha20 %g NEON blocks" % (who, vec)
+        if kind == "aead":
+            d = d.replace("ChaCha20", "ChaCha20-Poly1305 (stitched)")
+    else:
+        d = "%s Poly1305 %s" % (who, "NEON" if re.search(r"^uml(al|l)2? v", text, re.M)
+                                else "scalar")
+    return d + (" [%s]" % where if where else "")
+
+
+def main(argv):
+    import argparse
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--qemu", required=True, help="emulator command prefix")
+    ap.add_argument("--loop", required=True)
+    ap.add_argument("--dis-self", required=True)
+    ap.add_argument("--dis-crypto", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--models", default="cortex-a57,cortex-a53")
+    ap.add_argument("--runs", required=True,
+                    help="kind:len,len;... e.g. chacha:16384,448;poly:16384")
+    ap.add_argument("--groups", action="store_true")
+    a = ap.parse_args(argv)
+    qemu = a.qemu.split()
+    models = a.models.split(",")
+
+    if a.groups:
+        print("# LLVM 14 -mcpu names with identical llvm-mca output on one mixed"
+              " NEON/scalar block (same scheduling model):")
+        for out, names in model_groups().items():
+            print("#   " + " ".join(names))
+        print()
+
+    imgs = {"self": Image("self", a.dis_self), "libcrypto": Image("libcrypto", a.dis_crypto)}
+    cands = {n: pass_loops(i) for n, i in imgs.items()}
+    bases = qemu_run(qemu, a.loop, "chacha-ours", 64, 0)
+
+    rows = []        # (kind, side, desc, bpp, insns/pass, {cpu: c/B}, length)
+    seen = set()
+    log = os.path.join(a.work, "trace.log")
+    for run in a.runs.split(";"):
+        kind, lens = run.split(":")
+        for length in (int(x) for x in lens.split(",")):
+            for side, img_name in (("ours", "self"), ("openssl", "libcrypto")):
+                img, base = imgs[img_name], bases[img_name]
+                want = {h: v for h, v in cands[img_name].items()
+                        if v[1] == kind or (kind == "aead" and v[1] in ("chacha", "poly"))}
+                if not want:
+                    continue
+                ranges = []
+                for h, (br, _, entry) in want.items():
+                    if img_name == "self":      # the whole function: no block missed
+                        entry, br = img.func_range(h)
+                    ranges.append("0x%x..0x%x" % (base + entry, base + br + 3))
+                occ, segs = collections.Counter(), {}
+                runs = [(length, 1), (length, 0)]
+                for ln, it in runs:
+                    qemu_run(qemu, a.loop, "%s-%s" % (kind, side), ln, it, log,
+                             ",".join(ranges))
+                    ex = read_trace(log)
+                    os.unlink(log)
+                    for h in want:
+                        ps = passes(ex, base + h)
+                        occ[(h, ln, it)] = len(ps) + 1 if ps else int(any(
+                            pc == base + h for b in ex for pc, _ in b))
+                        if (ln, it) == (length, 1):
+                            segs[h] = ps
+                for h, (br, k, _) in want.items():
+                    n_full = occ[(h, length, 1)] - occ[(h, length, 0)]
+                    if (kind, img_name, h) in seen or n_full < 2 or not segs[h]:
+                        continue
+                    seen.add((kind, img_name, h))
+                    bpp = static_bytes_per_pass(img, h, br, k)
+                    if not bpp and n_full >= 8:
+                        g = 16 if k == "poly" else 64
+                        bpp = length // n_full // g * g
+                    if not bpp:
+                        print("# skipped %s loop at 0x%x: bytes per pass unknown"
+                              % (img_name, h), file=sys.stderr)
+                        continue
+                    seg = segs[h][(len(segs[h]) - 1) // 2]
+                    asm = decode(seg)
+                    calls = [l for l in asm if l.startswith(("bl ", "blr ", "ret"))]
+                    if calls:
+                        print("# warning: a pass of 0x%x calls out (%s): llvm-mca gives"
+                              " calls 100 cycles" % (h, calls[0]), file=sys.stderr)
+                    with open(os.path.join(a.work, "%s-%s-%x.s" % (kind, side, h)), "w") as f:
+                        f.write("\n".join(asm) + "\n")
+                    cyc = {c: mca_cycles("\n".join(asm) + "\n", c) / bpp for c in models}
+                    rows.append((kind, side, describe(k, img_name, img, h, asm, bpp),
+                                 bpp, len(seg), cyc, length,
+                                 min(1.0, n_full * bpp / length)))
+    return rows, models
+
+
+if __name__ == "__main__":
+    rows, models = main(sys.argv[1:])
+    w = max([len(r[2]) for r in rows] + [20])
+    print("%-*s %7s %7s %8s %5s" % (w, "# loop (steady-state pass)", "B/pass", "insn/B",
+                                     "seen at", "share")
+          + "".join(" %11s" % m for m in models))
+    last = None
+    for kind, side, desc, bpp, n, cyc, length, share in rows:
+        if kind != last:
+            print("## %s" % {"chacha": "ChaCha20", "poly": "Poly1305",
+                             "aead": "ChaCha20-Poly1305 (encrypt)"}[kind])
+            last = kind
+        print("%-*s %7d %7.2f %8d %5.2f" % (w, desc, bpp, n / bpp, length, share)
+              + "".join(" %11.2f" % cyc[m] for m in models))
+    # ratios at the longest length of each kind: ours / OpenSSL's, steady
+    # state: per side, the loop covering most bytes of each primitive (a
+    # stitched AEAD loop stands for both)
+    print()
+    print("# ours / OpenSSL's, steady-state loops at the longest length (per side the"
+          " loop covering most bytes; AEAD: a stitched loop, or ChaCha20 + Poly1305)")
+    for kind in ("chacha", "poly", "aead"):
+        ks = [r for r in rows if r[0] == kind]
+        if not ks:
+            continue
+        top_len = max(r[6] for r in ks)
+        pick = {}
+        for side in ("ours", "openssl"):
+            comp = {}
+            for r in ks:
+                if r[1] != side or r[6] != top_len:
+                    continue
+                c = "aead" if "stitched" in r[2] else "poly" if "Poly1305" in r[2] else "chacha"
+                if c not in comp or r[7] > comp[c][7]:
+                    comp[c] = r
+            pick[side] = [comp["aead"]] if "aead" in comp else list(comp.values())
+        for m in models:
+            o = sum(r[5][m] for r in pick["ours"])
+            t = sum(r[5][m] for r in pick["openssl"])
+            if o and t:
+                print("%-8s at %6d B  %-12s %.2f / %.2f = %.3f" % (kind, top_len, m, o, t, o / t))
