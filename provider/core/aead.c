@@ -30,6 +30,7 @@ void chacha_aead_set_key(chacha_aead *a, const uint8_t key[32])
 void chacha_aead_set_nonce(chacha_aead *a, const uint32_t nonce[3])
 {
     memcpy(a->nonce, nonce, sizeof(a->nonce));
+    chacha_aead_reset(a);
 }
 
 void chacha_aead_reset(chacha_aead *a)

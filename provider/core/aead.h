@@ -52,7 +52,10 @@ void chacha_aead_setup(chacha_aead *a, const chacha20_kernel *chacha,
                        const poly1305_kernel *poly,
                        const chacha20_poly1305_kernel *fused);
 void chacha_aead_set_key(chacha_aead *a, const uint8_t key[32]);
-/* Nonce words (little-endian loads of the 12 nonce bytes), for the next reset. */
+/*
+ * Nonce words (little-endian loads of the 12 nonce bytes); starts a new
+ * message (chacha_aead_reset).
+ */
 void chacha_aead_set_nonce(chacha_aead *a, const uint32_t nonce[3]);
 /* Forget the message in progress (wiping a running MAC): FRESH again. */
 void chacha_aead_reset(chacha_aead *a);

@@ -73,7 +73,7 @@ static void aead_load_nonce(AEAD_CTX *ctx, const uint8_t *seq)
     chacha_aead_set_nonce(&ctx->e.aead, n);
 }
 
-/* A new iv (the caller resets the message). */
+/* A new iv: a new message. */
 static void aead_set_iv(AEAD_CTX *ctx, const uint8_t iv[AEAD_IV_LEN])
 {
     memcpy(ctx->iv, iv, AEAD_IV_LEN);
