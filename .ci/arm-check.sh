@@ -69,7 +69,7 @@ if [ "$arch" = aarch64 ]; then
     ub=$top/_ci/$arch-ubsan
     echo "=== $arch: chacha20=neon, qemu -cpu max, UBSan build"
     if sh "$top/.ci/arm-build.sh" $arch "$ub" --tests \
-            CFLAGS="-O1 -g -fsanitize=undefined -fno-sanitize-recover=undefined" \
+            CFLAGS="-O1 -g -fsanitize=undefined -fno-sanitize-recover=undefined -DCHACHA_TEST_INSTRUMENTED_FRAMES" \
             LDFLAGS="-fsanitize=undefined"; then
         cd "$ub" || exit 1
         rm -f test/*.log test/*.trs
