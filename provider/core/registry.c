@@ -7,6 +7,7 @@
 #include "registry.h"
 
 #if defined(CHACHA_HAVE_X86_64_SIMD)
+extern const chacha20_kernel chacha20_avx512_kernel;
 extern const chacha20_kernel chacha20_avx2_kernel;
 extern const chacha20_kernel chacha20_ssse3_kernel;
 extern const poly1305_kernel poly1305_avx2_kernel;
@@ -18,6 +19,7 @@ extern const chacha20_kernel chacha20_neon_kernel;
 
 const chacha20_kernel *const chacha20_kernels[] = {
 #if defined(CHACHA_HAVE_X86_64_SIMD)
+    &chacha20_avx512_kernel,
     &chacha20_avx2_kernel,
     &chacha20_ssse3_kernel,
 #endif
