@@ -24,6 +24,7 @@
 
 #if defined(CHACHA_HAVE_X86_64_SIMD)
 extern const poly1305_kernel poly1305_avx2_kernel;
+extern const poly1305_kernel poly1305_ifma_kernel;
 #endif
 
 static unsigned long n_pass, n_fail;
@@ -131,7 +132,7 @@ static void random_state(const poly1305_kernel *poly, poly1305_state *st,
 
     if (poly == &poly1305_portable_kernel
 #if defined(CHACHA_HAVE_X86_64_SIMD)
-        || poly == &poly1305_avx2_kernel
+        || poly == &poly1305_avx2_kernel || poly == &poly1305_ifma_kernel
 #endif
         ) {
         poly1305_r64 m;

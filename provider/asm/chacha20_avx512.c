@@ -15,31 +15,6 @@
 # define CHACHA_AVX512_ROWS_MAX 768
 #endif
 
-/* A 64-byte access at p stays inside one (4 KiB or larger) page. */
-#define C5_IN_PAGE(p) (((uintptr_t)(p) & 4095) <= 4096 - 64)
-
-/*
- * dst[0..n) = src[0..n) ^ ks[0..n), 0 < n < 64, touching no byte past n.
- * Masked loads and stores suppress faults on the bytes they leave out, but
- * a masked access whose 64 bytes reach into the next page (mapped or not)
- * is slow on Zen 4: those go through a stack copy.
- */
-C5_INLINE void c5_emit_partial(uint8_t *dst, const uint8_t *src, __m512i ks,
-                               size_t n)
-{
-    if (C5_IN_PAGE(src) && C5_IN_PAGE(dst)) {
-        __mmask64 m = ((__mmask64)1 << n) - 1;
-        __m512i v = _mm512_maskz_loadu_epi8(m, src);
-
-        _mm512_mask_storeu_epi8(dst, m, _mm512_xor_si512(v, ks));
-    } else {
-        _Alignas(64) uint8_t buf[64];
-
-        C5_STOREU512(buf, ks);
-        ct_xor_tail_wipe(dst, src, buf, sizeof(buf), n);
-    }
-}
-
 /* One block's keystream ks to the first n (1..64) bytes of dst, xored with src. */
 C5_INLINE void c5_emit_block(uint8_t *dst, const uint8_t *src, __m512i ks,
                              size_t n)
@@ -102,30 +77,40 @@ C5_INLINE void xor_rows512(uint8_t *out, const uint8_t *in, size_t len,
     }
 }
 
-/* Two blocks (64 < len <= 128) in horizontal ymm rows. */
+/* Block hi (0, 1) of a ymm row set r: lane hi of its four rows. */
+C5_INLINE __m512i c5_yblock(const __m256i r[4], int hi)
+{
+    __m256i lo = hi ? _mm256_permute2x128_si256(r[0], r[1], 0x31)
+                    : _mm256_permute2x128_si256(r[0], r[1], 0x20);
+    __m256i up = hi ? _mm256_permute2x128_si256(r[2], r[3], 0x31)
+                    : _mm256_permute2x128_si256(r[2], r[3], 0x20);
+
+    return _mm512_inserti64x4(_mm512_castsi256_si512(lo), up, 1);
+}
+
+/*
+ * Two blocks (64 < len <= 128) in horizontal ymm rows (row r of block L in
+ * 128-bit lane L of v[r]). Four blocks go faster as one zmm set than as two
+ * ymm sets (Zen 4: 368 against 379 cycles for the rounds).
+ */
 static void xor_rows256(uint8_t *out, const uint8_t *in, size_t len,
                         const uint32_t key[8], const uint32_t counter[4])
 {
     __m256i v[12];
-    __m512i b0, b1;
 
-    v[0] = _mm256_broadcastsi128_si256(_mm_setr_epi32(
-        (int)CHACHA_SIGMA0, (int)CHACHA_SIGMA1, (int)CHACHA_SIGMA2,
-        (int)CHACHA_SIGMA3));
-    v[1] = _mm256_broadcastsi128_si256(_mm_loadu_si128((const void *)key));
-    v[2] = _mm256_broadcastsi128_si256(_mm_loadu_si128((const void *)(key + 4)));
-    v[3] = _mm256_add_epi32(
-        _mm256_broadcastsi128_si256(_mm_loadu_si128((const void *)counter)),
-        _mm256_setr_epi32(0, 0, 0, 0, 1, 0, 0, 0));
+    y256_hsets(v, _mm256_broadcastsi128_si256(_mm_setr_epi32(
+                   (int)CHACHA_SIGMA0, (int)CHACHA_SIGMA1,
+                   (int)CHACHA_SIGMA2, (int)CHACHA_SIGMA3)),
+               _mm256_broadcastsi128_si256(_mm_loadu_si128((const void *)key)),
+               _mm256_broadcastsi128_si256(
+                   _mm_loadu_si128((const void *)(key + 4))),
+               _mm256_add_epi32(_mm256_broadcastsi128_si256(
+                                    _mm_loadu_si128((const void *)counter)),
+                                _mm256_setr_epi32(0, 0, 0, 0, 1, 0, 0, 0)),
+               _mm256_setr_epi32(2, 0, 0, 0, 2, 0, 0, 0));
     y256_hrounds(v, 1);
-    b0 = _mm512_inserti64x4(_mm512_castsi256_si512(
-             _mm256_permute2x128_si256(v[0], v[1], 0x20)),
-             _mm256_permute2x128_si256(v[2], v[3], 0x20), 1);
-    b1 = _mm512_inserti64x4(_mm512_castsi256_si512(
-             _mm256_permute2x128_si256(v[0], v[1], 0x31)),
-             _mm256_permute2x128_si256(v[2], v[3], 0x31), 1);
-    c5_emit_block(out, in, b0, 64);
-    c5_emit_block(out + 64, in + 64, b1, len - 64);
+    c5_emit_block(out, in, c5_yblock(v, 0), 64);
+    c5_emit_block(out + 64, in + 64, c5_yblock(v, 1), len - 64);
 }
 
 /* One block (0 < len <= 64) in xmm rows. */
@@ -193,4 +178,12 @@ const chacha20_kernel CHACHA_AVX512_SYM(chacha20_avx512_kernel) = {
     .caps = CHACHA_AVX512_EMULATED ? 0
             : CHACHA_CAP_AVX512F | CHACHA_CAP_AVX512VL | CHACHA_CAP_AVX512BW,
     .xor_stream = chacha20_xor_avx512,
+    /*
+     * AEAD: block 0 takes the text up to 11 blocks (12 in rows), or what of
+     * a longer text does not fill 1 KiB passes, when that many; else it runs
+     * alone. Zen 4, 1 KiB records ours/default: 0.85 seal, 0.91 open with
+     * the default 448; 1.08, 1.09 with this.
+     */
+    .pass_len = 1024,
+    .head_max = CHACHA_AVX512_ROWS_MAX - 64,
 };

@@ -32,6 +32,18 @@
 #define CT_VUNROLL 1
 #include "chacha20_x86_template.h"
 
+/*
+ * The short paths (1 to 4 blocks in xmm and ymm rows) are bound by the
+ * latency of the quarter-round chain, add-xor-rotate, 4 cycles a step on
+ * Zen 4 (vprold takes 2). rotl(d ^ a, n) = rotl(d, n) ^ (a << n) ^
+ * (a >> (32 - n)): rotl(d, n) is ready early, so from a it takes a shift
+ * and a vpternlogd, 3 cycles a step for two more operations. zmm shifts
+ * issue at half the ymm rate, which makes it a loss there.
+ */
+#define C5_HXROT(W, d, a, n) \
+    W##_ternarylogic_epi32(W##_rol_epi32(d, n), W##_slli_epi32(a, n), \
+                           W##_srli_epi32(a, 32 - (n)), 0x96)
+
 /* 256-bit (VL): 2 blocks per row set */
 #define CT_PFX y256
 #define CT_V __m256i
@@ -46,6 +58,7 @@
 #define CT_UNPACKHI32(a, b) _mm256_unpackhi_epi32(a, b)
 #define CT_UNPACKLO64(a, b) _mm256_unpacklo_epi64(a, b)
 #define CT_UNPACKHI64(a, b) _mm256_unpackhi_epi64(a, b)
+#define CT_HXROT(d, a, n) C5_HXROT(_mm256, d, a, n)
 #include "chacha20_x86_template.h"
 
 /* 128-bit (VL): one block */
@@ -62,6 +75,7 @@
 #define CT_UNPACKHI32(a, b) _mm_unpackhi_epi32(a, b)
 #define CT_UNPACKLO64(a, b) _mm_unpacklo_epi64(a, b)
 #define CT_UNPACKHI64(a, b) _mm_unpackhi_epi64(a, b)
+#define CT_HXROT(d, a, n) C5_HXROT(_mm, d, a, n)
 #include "chacha20_x86_template.h"
 
 #define C5_LOADU512(p) _mm512_loadu_si512((const void *)(p))
@@ -133,8 +147,8 @@ C5_INLINE void c5_run_setup(c5_run *run, const uint32_t key[8],
                                                   9, 10, 11, 12, 13, 14, 15));
 }
 
-/* The 20 rounds of the next 16 blocks of run into x (no feed-forward). */
-C5_INLINE void c5_rounds16(__m512i x[16], c5_run *run)
+/* The state of the next 16 blocks of run in x, ready for z512_vdround_pre. */
+C5_INLINE void c5_pass_start(__m512i x[16], c5_run *run)
 {
     /*
      * Make the words look changed to the compiler, so that every pass
@@ -147,15 +161,39 @@ C5_INLINE void c5_rounds16(__m512i x[16], c5_run *run)
     C5_EACH16(C5_LOAD_PRE)
 #undef C5_LOAD_PRE
     x[12] = run->ctr;
+}
+
+/* The 20 rounds of the next 16 blocks of run into x (no feed-forward). */
+C5_INLINE void c5_rounds16(__m512i x[16], c5_run *run)
+{
+    c5_pass_start(x, run);
     z512_vrounds_x(x, 1);
 }
 
+/* A 64-byte access at p stays inside one (4 KiB or larger) page. */
+#define C5_IN_PAGE(p) (((uintptr_t)(p) & 4095) <= 4096 - 64)
+
 /*
- * The first n bytes (0 < n < 64) of block ks to dst, xored with src;
- * defined by the includer (the fused kernel has only whole blocks).
+ * dst[0..n) = src[0..n) ^ ks[0..n), 0 < n < 64, touching no byte past n.
+ * Masked loads and stores suppress faults on the bytes they leave out, but
+ * a masked access whose 64 bytes reach into the next page (mapped or not)
+ * is slow on Zen 4: those go through a stack copy.
  */
 C5_INLINE void c5_emit_partial(uint8_t *dst, const uint8_t *src, __m512i ks,
-                               size_t n);
+                               size_t n)
+{
+    if (C5_IN_PAGE(src) && C5_IN_PAGE(dst)) {
+        __mmask64 m = ((__mmask64)1 << n) - 1;
+        __m512i v = _mm512_maskz_loadu_epi8(m, src);
+
+        _mm512_mask_storeu_epi8(dst, m, _mm512_xor_si512(v, ks));
+    } else {
+        _Alignas(64) uint8_t buf[64];
+
+        C5_STOREU512(buf, ks);
+        ct_xor_tail_wipe(dst, src, buf, sizeof(buf), n);
+    }
+}
 
 /* Block b (0..15) of the pass, o, to dst (if within len), xored with src. */
 #define C5_EMIT_BLOCK(b, o) \

@@ -24,6 +24,8 @@
  *   CT_VROUNDS(st, scalar)     optional: the vertical rounds from
  *                              CT_ASM_RUN instead of intrinsics
  *   CT_VUNROLL                 optional: unroll the intrinsics' round loop
+ *   CT_HXROT(d, a, n)          optional: rotl(d ^ a, n) in the horizontal
+ *                              rounds, written as the includer wants
  */
 
 #ifndef CHACHA20_X86_TEMPLATE_COMMON
@@ -66,11 +68,21 @@
         CT_QR_STEP7(c2, d2, b2); CT_QR_STEP7(c3, d3, b3); \
     } while (0)
 
-/* One quarter-round on four rows (horizontal layout). */
+/*
+ * One quarter-round on four rows (horizontal layout). Each step is
+ * a += b; d = rotl(d ^ a, n) through CT_HXROT(d, a, n), which an includer
+ * may define to shorten the latency (see CT_HXROT in the parameters);
+ * by default the xor and then CT_ROT16, CT_ROT8 or CT_ROTL.
+ */
+#define CT_ROTN_16(x) CT_ROT16(x)
+#define CT_ROTN_12(x) CT_ROTL(x, 12)
+#define CT_ROTN_8(x) CT_ROT8(x)
+#define CT_ROTN_7(x) CT_ROTL(x, 7)
+#define CT_HSTEP(a, b, d, n) a = CT_ADD(a, b); d = CT_HXROT(d, a, n)
 #define CT_QR_ROWS(a, b, c, d) \
     do { \
-        CT_QR_STEP(a, b, d, CT_ROT16); CT_QR_STEP12(c, d, b); \
-        CT_QR_STEP(a, b, d, CT_ROT8); CT_QR_STEP7(c, d, b); \
+        CT_HSTEP(a, b, d, 16); CT_HSTEP(c, d, b, 12); \
+        CT_HSTEP(a, b, d, 8); CT_HSTEP(c, d, b, 7); \
     } while (0)
 
 /*
@@ -321,9 +333,27 @@ CT_INLINE void ct_xor_tail_wipe(uint8_t *dst, const uint8_t *src, uint8_t *ks,
     chacha_wipe(ks, kslen);
 }
 
+/* the words of a vertical state array x in locals x0..x15, and back */
+#define CT_X_LOAD(x) \
+    CT_V x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3]; \
+    CT_V x4 = x[4], x5 = x[5], x6 = x[6], x7 = x[7]; \
+    CT_V x8 = x[8], x9 = x[9], x10 = x[10], x11 = x[11]; \
+    CT_V x12 = x[12], x13 = x[13], x14 = x[14], x15 = x[15]
+#define CT_X_STORE(x) \
+    do { \
+        x[0] = x0; x[1] = x1; x[2] = x2; x[3] = x3; \
+        x[4] = x4; x[5] = x5; x[6] = x6; x[7] = x7; \
+        x[8] = x8; x[9] = x9; x[10] = x10; x[11] = x11; \
+        x[12] = x12; x[13] = x13; x[14] = x14; x[15] = x15; \
+    } while (0)
+
 #endif /* CHACHA20_X86_TEMPLATE_COMMON */
 
 #ifdef CT_PFX   /* without it, only the common part above */
+
+#ifndef CT_HXROT
+# define CT_HXROT(d, a, n) CT_CAT(CT_ROTN, n)(CT_XOR(d, a))
+#endif
 
 /*
  * State block of the vertical kernel (layout fixed by CT_ASM_VROUNDS): in[]
@@ -351,6 +381,8 @@ _Static_assert(offsetof(CT_FN(state), n) == 34 * sizeof(CT_V) + 128, "layout");
  *       first addition of quarter-round 0. A run of passes does it once.
  *   CT_FN(vrounds_x)(x, pre): the 20 rounds on x in place; with pre (a
  *       constant), x is the state after CT_FN(vround_pre) with word 12 set.
+ *       Also as single double rounds (CT_FN(vdround), CT_FN(vdround_pre)),
+ *       for kernels that put other work between them.
  */
 CT_INLINE void CT_FN(vround_pre)(CT_V x[16])
 {
@@ -369,37 +401,47 @@ CT_INLINE void CT_FN(vround_pre)(CT_V x[16])
     x[0] = CT_ADD(x[0], x[4]);
 }
 
+/* One double round on x in place. */
+CT_INLINE void CT_FN(vdround)(CT_V x[16])
+{
+    CT_X_LOAD(x);
+
+    CT_QR4(x0, x4, x8, x12, x1, x5, x9, x13,
+           x2, x6, x10, x14, x3, x7, x11, x15);
+    CT_QR4(x0, x5, x10, x15, x1, x6, x11, x12,
+           x2, x7, x8, x13, x3, x4, x9, x14);
+    CT_X_STORE(x);
+}
+
+/* The first double round after CT_FN(vround_pre) (word 12 set). */
+CT_INLINE void CT_FN(vdround_pre)(CT_V x[16])
+{
+    CT_X_LOAD(x);
+
+    /* the rest of the first column round: quarter-round 0 */
+    x12 = CT_XOR(x12, x0);
+    x12 = CT_ROT16(x12);
+    CT_QR_STEP12(x8, x12, x4);
+    CT_QR_STEP(x0, x4, x12, CT_ROT8);
+    CT_QR_STEP7(x8, x12, x4);
+    CT_QR4(x0, x5, x10, x15, x1, x6, x11, x12,
+           x2, x7, x8, x13, x3, x4, x9, x14);
+    CT_X_STORE(x);
+}
+
 CT_INLINE void CT_FN(vrounds_x)(CT_V x[16], int pre)
 {
-    CT_V x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3];
-    CT_V x4 = x[4], x5 = x[5], x6 = x[6], x7 = x[7];
-    CT_V x8 = x[8], x9 = x[9], x10 = x[10], x11 = x[11];
-    CT_V x12 = x[12], x13 = x[13], x14 = x[14], x15 = x[15];
-    int i;
+    int i = 0;
 
     if (pre) {
-        /* the rest of the first column round: quarter-round 0 */
-        x12 = CT_XOR(x12, x0);
-        x12 = CT_ROT16(x12);
-        CT_QR_STEP12(x8, x12, x4);
-        CT_QR_STEP(x0, x4, x12, CT_ROT8);
-        CT_QR_STEP7(x8, x12, x4);
-        CT_QR4(x0, x5, x10, x15, x1, x6, x11, x12,
-               x2, x7, x8, x13, x3, x4, x9, x14);
+        CT_FN(vdround_pre)(x);
+        i = 1;
     }
 #ifdef CT_VUNROLL
     _Pragma("GCC unroll 10")    /* gcc 12, zmm: 6% faster fully unrolled */
 #endif
-    for (i = pre ? 1 : 0; i < 10; i++) {
-        CT_QR4(x0, x4, x8, x12, x1, x5, x9, x13,
-               x2, x6, x10, x14, x3, x7, x11, x15);
-        CT_QR4(x0, x5, x10, x15, x1, x6, x11, x12,
-               x2, x7, x8, x13, x3, x4, x9, x14);
-    }
-    x[0] = x0; x[1] = x1; x[2] = x2; x[3] = x3;
-    x[4] = x4; x[5] = x5; x[6] = x6; x[7] = x7;
-    x[8] = x8; x[9] = x9; x[10] = x10; x[11] = x11;
-    x[12] = x12; x[13] = x13; x[14] = x14; x[15] = x15;
+    for (; i < 10; i++)
+        CT_FN(vdround)(x);
 }
 
 #endif /* !CT_VROUNDS */
@@ -516,5 +558,6 @@ CT_INLINE void CT_FN(hrounds)(CT_V v[12], int nsets)
 #undef CT_UNPACKHI64
 #undef CT_VROUNDS
 #undef CT_VUNROLL
+#undef CT_HXROT
 
 #endif /* CT_PFX */

@@ -10,7 +10,9 @@
 extern const chacha20_kernel chacha20_avx512_kernel;
 extern const chacha20_kernel chacha20_avx2_kernel;
 extern const chacha20_kernel chacha20_ssse3_kernel;
+extern const poly1305_kernel poly1305_ifma_kernel;
 extern const poly1305_kernel poly1305_avx2_kernel;
+extern const chacha20_poly1305_kernel chacha20_poly1305_avx512_kernel;
 extern const chacha20_poly1305_kernel chacha20_poly1305_avx2_kernel;
 #endif
 #if defined(CHACHA_HAVE_NEON)
@@ -32,6 +34,7 @@ const chacha20_kernel *const chacha20_kernels[] = {
 
 const poly1305_kernel *const poly1305_kernels[] = {
 #if defined(CHACHA_HAVE_X86_64_SIMD)
+    &poly1305_ifma_kernel,
     &poly1305_avx2_kernel,
 #endif
     &poly1305_portable_kernel,
@@ -40,6 +43,7 @@ const poly1305_kernel *const poly1305_kernels[] = {
 
 const chacha20_poly1305_kernel *const chacha20_poly1305_kernels[] = {
 #if defined(CHACHA_HAVE_X86_64_SIMD)
+    &chacha20_poly1305_avx512_kernel,
     &chacha20_poly1305_avx2_kernel,
 #endif
     NULL

@@ -101,8 +101,8 @@ static inline void poly1305_r64_blocks(poly1305_r64 *p, const uint8_t *in,
     p->h[2] = h[2];
 }
 
-/* tag = ((h mod 2^130-5) + s) mod 2^128 */
-static inline void poly1305_r64_emit(const poly1305_r64 *p, uint8_t mac[16])
+/* tag = ((h mod 2^130-5) + s) mod 2^128, as two 64-bit words */
+static inline void poly1305_r64_tag(const poly1305_r64 *p, uint64_t tag[2])
 {
     uint64_t h0 = p->h[0], h1 = p->h[1], h2 = p->h[2], g0, g1, g2, mask;
     poly1305_u128 t;
@@ -128,8 +128,17 @@ static inline void poly1305_r64_emit(const poly1305_r64 *p, uint8_t mac[16])
     t = (poly1305_u128)h0 + p->s[0];
     h0 = (uint64_t)t;
     h1 += p->s[1] + (uint64_t)(t >> 64);
-    chacha_store_le64(mac, h0);
-    chacha_store_le64(mac + 8, h1);
+    tag[0] = h0;
+    tag[1] = h1;
+}
+
+static inline void poly1305_r64_emit(const poly1305_r64 *p, uint8_t mac[16])
+{
+    uint64_t tag[2];
+
+    poly1305_r64_tag(p, tag);
+    chacha_store_le64(mac, tag[0]);
+    chacha_store_le64(mac + 8, tag[1]);
 }
 
 #endif
