@@ -8,7 +8,9 @@
  * 2^130 and the largest partially reduced h2); in place and not; misaligned
  * buffers placed against guard pages (PROT_NONE) on either side, so that any
  * read or write outside [0, len) faults; canaries around the output.
- * Prints a skip line and exits 77 when the CPU runs no fused kernel.
+ * The emulated AVX-512 fused kernel (emu_kernels.h) runs the same suite on
+ * any CPU; each kernel's line says native or emulated. Prints a skip line
+ * and exits 77 when no fused kernel ran.
  * Usage: test_aead_fused   (seed from AEAD_FUSED_TEST_SEED if set)
  */
 #define _DEFAULT_SOURCE   /* MAP_ANONYMOUS under -std=c11 */
@@ -21,6 +23,7 @@
 #include "cpu.h"
 #include "poly1305_r64.h"
 #include "testrng.h"
+#include "emu_kernels.h"
 
 #if defined(CHACHA_HAVE_X86_64_SIMD)
 extern const poly1305_kernel poly1305_avx2_kernel;
@@ -133,6 +136,7 @@ static void random_state(const poly1305_kernel *poly, poly1305_state *st,
     if (poly == &poly1305_portable_kernel
 #if defined(CHACHA_HAVE_X86_64_SIMD)
         || poly == &poly1305_avx2_kernel || poly == &poly1305_ifma_kernel
+        || poly == &poly1305_ifma_kernel_emu
 #endif
         ) {
         poly1305_r64 m;
@@ -212,15 +216,39 @@ static void one_case(const chacha20_poly1305_kernel *f, size_t len, int enc,
     }
 }
 
-int main(void)
+/* The whole suite on fused kernel f, named label in messages. */
+static void run_kernel(const chacha20_poly1305_kernel *f, const char *label,
+                       const char *how, guarded *gin, guarded *gout,
+                       uint8_t *ref, uint8_t *src)
 {
     const size_t big[] = { 16384, 16384 + 64 * 5, 1u << 20 };
+    size_t len, b;
+    int enc, inplace, variant;
+
+    kernel_name = label;
+    printf("test_aead_fused: kernel %s, %s (chacha20=%s poly1305=%s)\n",
+           f->name, how, f->chacha->name, f->poly->name);
+    for (len = 0; len <= 64 * 80; len += 64)
+        for (enc = 0; enc < 2; enc++)
+            for (inplace = 0; inplace < 2; inplace++)
+                for (variant = 0; variant < 10; variant++)
+                    one_case(f, len, enc, inplace, variant, gin, gout, ref,
+                             src);
+    for (b = 0; b < sizeof(big) / sizeof(big[0]); b++)
+        for (enc = 0; enc < 2; enc++)
+            for (inplace = 0; inplace < 2; inplace++)
+                for (variant = 0; variant < 5; variant++)
+                    one_case(f, big[b], enc, inplace,
+                             variant * 2 + (int)(b & 1), gin, gout, ref, src);
+}
+
+int main(void)
+{
     const size_t maxlen = 1u << 20;
     guarded gin, gout;
     uint8_t *ref, *src;
     const char *seed = getenv("AEAD_FUSED_TEST_SEED");
-    size_t len, b, k, ran = 0;
-    int enc, inplace, variant;
+    size_t k, ran = 0;
 
     if (seed != NULL)
         rng_state = strtoull(seed, NULL, 0);
@@ -237,26 +265,19 @@ int main(void)
         const chacha20_poly1305_kernel *f = chacha20_poly1305_kernels[k];
 
         if (!chacha_caps_ok(f->caps)) {
-            printf("test_aead_fused: %s not run (this CPU lacks its features)\n",
+            printf("test_aead_fused: %s (native) not run (this CPU lacks its features)\n",
                    f->name);
             continue;
         }
-        kernel_name = f->name;
-        printf("test_aead_fused: kernel %s (chacha20=%s poly1305=%s)\n",
-               f->name, f->chacha->name, f->poly->name);
-        for (len = 0; len <= 64 * 80; len += 64)
-            for (enc = 0; enc < 2; enc++)
-                for (inplace = 0; inplace < 2; inplace++)
-                    for (variant = 0; variant < 10; variant++)
-                        one_case(f, len, enc, inplace, variant, &gin, &gout,
-                                 ref, src);
-        for (b = 0; b < sizeof(big) / sizeof(big[0]); b++)
-            for (enc = 0; enc < 2; enc++)
-                for (inplace = 0; inplace < 2; inplace++)
-                    for (variant = 0; variant < 5; variant++)
-                        one_case(f, big[b], enc, inplace,
-                                 variant * 2 + (int)(b & 1), &gin, &gout, ref,
-                                 src);
+        run_kernel(f, f->name, "native", &gin, &gout, ref, src);
+        ran++;
+    }
+    /* the same suite on the emulated AVX-512 kernels, on any CPU */
+    for (k = 0; emu_fused_kernels[k] != NULL; k++) {
+        static char name[64];
+
+        snprintf(name, sizeof(name), "%s (emulated)", emu_fused_kernels[k]->name);
+        run_kernel(emu_fused_kernels[k], name, "emulated", &gin, &gout, ref, src);
         ran++;
     }
     if (ran == 0) {

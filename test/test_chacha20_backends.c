@@ -4,7 +4,9 @@
  * EVP ChaCha20, then every backend the CPU can run against the portable core:
  * every length 0..2048 plus large ones, misaligned and in place, buffers that
  * end at an unmapped page, guard bytes around the output, counters running up
- * to 2^32, random keys and nonces.
+ * to 2^32, random keys and nonces. The emulated AVX-512 kernels
+ * (emu_kernels.h) run the same suite on any CPU; each "run" line says native
+ * or emulated.
  * Seed: CHACHA_TEST_SEED (decimal) if set.
  */
 #define _DEFAULT_SOURCE
@@ -17,12 +19,14 @@
 #include "registry.h"
 #include "cpu.h"
 #include "testrng.h"
+#include "emu_kernels.h"
 
 #define MAX_SWEEP 2048
 #define GUARD 64
 #define BIG_LEN ((size_t)1 << 20)
 
 static unsigned long n_pass, n_fail;
+static const char *cur_name = "portable";   /* the backend under test */
 
 static void check(int ok, const char *impl, const char *what, size_t a,
                   size_t b)
@@ -143,8 +147,8 @@ static void run_one(const chacha20_kernel *impl, uint8_t *buf_out, size_t out_of
         guard_ok &= buf_out[i] == 0xa5;
     for (i = 0; i < GUARD; i++)
         guard_ok &= out[len + i] == 0xa5;
-    check(memcmp(out, want, len) == 0, impl->name, what, len, detail);
-    check(guard_ok, impl->name, "guard bytes", len, detail);
+    check(memcmp(out, want, len) == 0, cur_name, what, len, detail);
+    check(guard_ok, cur_name, "guard bytes", len, detail);
 }
 
 static void test_backend(const chacha20_kernel *impl, const chacha20_kernel *ref)
@@ -162,7 +166,7 @@ static void test_backend(const chacha20_kernel *impl, const chacha20_kernel *ref
     uint8_t *map;
 
     if (in == NULL || want == NULL || out == NULL || copy == NULL) {
-        check(0, impl->name, "malloc", 0, 0);
+        check(0, cur_name, "malloc", 0, 0);
         goto done;
     }
 
@@ -175,11 +179,11 @@ static void test_backend(const chacha20_kernel *impl, const chacha20_kernel *ref
         memcpy(copy, in, len);
         ref->xor_stream(want, in, len, key, ctr);
         run_one(impl, out, 0, in, len, key, ctr, want, "sweep", 0);
-        check(memcmp(in, copy, len) == 0, impl->name, "input modified", len, 0);
+        check(memcmp(in, copy, len) == 0, cur_name, "input modified", len, 0);
         /* in place */
         memcpy(out, in, len);
         impl->xor_stream(out, out, len, key, ctr);
-        check(memcmp(out, want, len) == 0, impl->name, "in place", len, 0);
+        check(memcmp(out, want, len) == 0, cur_name, "in place", len, 0);
         /* counter ending exactly at the 2^32 limit */
         ctr[0] = ctr_at_limit(len);
         ref->xor_stream(want, in, len, key, ctr);
@@ -216,7 +220,7 @@ static void test_backend(const chacha20_kernel *impl, const chacha20_kernel *ref
             /* in place at this alignment */
             memcpy(copy + ia, in + ia, len);
             impl->xor_stream(copy + ia, copy + ia, len, key, ctr);
-            check(memcmp(copy + ia, want, len) == 0, impl->name,
+            check(memcmp(copy + ia, want, len) == 0, cur_name,
                   "in place misaligned", len, ia);
         }
     }
@@ -226,7 +230,7 @@ static void test_backend(const chacha20_kernel *impl, const chacha20_kernel *ref
                MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (map == MAP_FAILED || mprotect(map + page, (size_t)page, PROT_NONE) != 0
         || mprotect(map + 3 * page, (size_t)page, PROT_NONE) != 0) {
-        check(0, impl->name, "mmap", 0, 0);
+        check(0, cur_name, "mmap", 0, 0);
     } else {
         for (len = 0; len <= (size_t)page && len <= 1100; len++) {
             uint8_t *pin = map + page - len, *pout = map + 3 * page - len;
@@ -236,9 +240,9 @@ static void test_backend(const chacha20_kernel *impl, const chacha20_kernel *ref
             rng_bytes(pin, len);
             ref->xor_stream(want, pin, len, key, ctr);
             impl->xor_stream(pout, pin, len, key, ctr);
-            check(memcmp(pout, want, len) == 0, impl->name, "page end", len, 0);
+            check(memcmp(pout, want, len) == 0, cur_name, "page end", len, 0);
             impl->xor_stream(pin, pin, len, key, ctr);
-            check(memcmp(pin, want, len) == 0, impl->name, "page end in place",
+            check(memcmp(pin, want, len) == 0, cur_name, "page end in place",
                   len, 0);
         }
         munmap(map, (size_t)page * 4);
@@ -257,7 +261,7 @@ static void test_backend(const chacha20_kernel *impl, const chacha20_kernel *ref
         memcpy(c2, ctr, sizeof(c2));
         c2[0] += (uint32_t)(split / 64);
         impl->xor_stream(out + split, in + split, total - split, key, c2);
-        check(memcmp(out, want, total) == 0, impl->name, "split stream",
+        check(memcmp(out, want, total) == 0, cur_name, "split stream",
               total, split);
     }
 
@@ -283,14 +287,26 @@ int main(void)
     for (i = 0; chacha20_kernels[i] != NULL; i++) {
         const chacha20_kernel *impl = chacha20_kernels[i];
 
+        cur_name = impl->name;
         if (!chacha_caps_ok(impl->caps)) {
-            printf("skip %s (CPU lacks it)\n", impl->name);
+            printf("skip %s (native; CPU lacks it)\n", cur_name);
             continue;
         }
-        printf("run  %s\n", impl->name);
+        printf("run  %s (native)\n", cur_name);
         fflush(stdout);
         test_backend(impl, ref);
         ran_caps |= impl->caps;
+    }
+    /* the same suite on the emulated AVX-512 kernels, on any CPU */
+    for (i = 0; emu_chacha20_kernels[i] != NULL; i++) {
+        static char name[64];
+
+        snprintf(name, sizeof(name), "%s (emulated)",
+                 emu_chacha20_kernels[i]->name);
+        cur_name = name;
+        printf("run  %s\n", cur_name);
+        fflush(stdout);
+        test_backend(emu_chacha20_kernels[i], ref);
     }
     /*
      * Detect the SIMD the CPU has independently of the provider's detection,
@@ -304,6 +320,10 @@ int main(void)
             want_caps |= CHACHA_CAP_SSSE3;
         if (__builtin_cpu_supports("avx2"))
             want_caps |= CHACHA_CAP_AVX2;
+        if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl")
+            && __builtin_cpu_supports("avx512bw"))
+            want_caps |= CHACHA_CAP_AVX512F | CHACHA_CAP_AVX512VL
+                         | CHACHA_CAP_AVX512BW;
 #elif defined(CHACHA_HAVE_NEON) && defined(__aarch64__)
         want_caps |= CHACHA_CAP_NEON;
 #endif
