@@ -27,9 +27,9 @@ extern const poly1305_kernel CHACHA_AVX512_SYM(poly1305_ifma_kernel);
     do { \
         if ((i) < 2 * ng) { \
             if ((i) % 2 == 0) \
-                P5_STEP_A(prun, p, mp + 128 * (i)); \
+                P5_STEP_A(prun, mp + 128 * (i)); \
             else \
-                P5_STEP_B(prun, p, mp + 128 * (i)); \
+                P5_STEP_B(prun, mp + 128 * (i)); \
         } \
     } while (0)
 
@@ -39,8 +39,7 @@ extern const poly1305_kernel CHACHA_AVX512_SYM(poly1305_ifma_kernel);
  * mp, after the double rounds.
  */
 C5_INLINE void f5_pass(uint8_t *dst, const uint8_t *src, c5_run *crun,
-                       p5_run *prun, const poly1305_ifma_st *p,
-                       const uint8_t *mp, size_t ng)
+                       p5_run *prun, const uint8_t *mp, size_t ng)
 {
     __m512i x[16];
 
@@ -106,11 +105,10 @@ static void xor_mac_avx512(uint8_t *out, const uint8_t *in, size_t len,
         }
         ng = started ? ((enc ? 1024 * k : len) - mdone) / 256 : 0;
         if (ng >= 4)
-            f5_pass(out + 1024 * k, in + 1024 * k, &crun, &prun, p,
-                    mp + mdone, 4);
+            f5_pass(out + 1024 * k, in + 1024 * k, &crun, &prun, mp + mdone, 4);
         else
-            f5_pass(out + 1024 * k, in + 1024 * k, &crun, &prun, p,
-                    mp + mdone, ng);
+            f5_pass(out + 1024 * k, in + 1024 * k, &crun, &prun, mp + mdone,
+                    ng);
         mdone += 256 * (ng >= 4 ? 4 : ng);
     }
     chacha_wipe(&crun, sizeof(crun));
@@ -126,8 +124,8 @@ static void xor_mac_avx512(uint8_t *out, const uint8_t *in, size_t len,
         mdone = 16 * lead;
     }
     for (; mdone < len; mdone += 256) {
-        P5_STEP_A(&prun, p, mp + mdone);
-        P5_STEP_B(&prun, p, mp + mdone + 128);
+        P5_STEP_A(&prun, mp + mdone);
+        P5_STEP_B(&prun, mp + mdone + 128);
     }
     if (!enc)
         xor_rest(out, in, len, npass, key, counter);

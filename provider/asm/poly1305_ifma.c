@@ -10,7 +10,7 @@
 
 /* Fewest blocks of a run that take the vector path (powers included). */
 #ifndef POLY1305_IFMA_MIN
-# define POLY1305_IFMA_MIN 16
+# define POLY1305_IFMA_MIN 8
 #endif
 
 /* Fewest blocks that use two accumulators (16-block groups). */
@@ -46,12 +46,12 @@ static void vector_blocks(poly1305_ifma_st *p, const uint8_t *in, size_t nb,
     nb -= (two ? 16 : 8) - pad;
     if (two) {
         for (; nb > 0; nb -= 16, in += 256) {
-            P5_STEP_A(&run, p, in);
-            P5_STEP_B(&run, p, in + 128);
+            P5_STEP_A(&run, in);
+            P5_STEP_B(&run, in + 128);
         }
     } else {
         for (; nb > 0; nb -= 8, in += 128)
-            p5_step1(&run, p, in);
+            P5_STEP_A(&run, in);
     }
     p5_end(&run, p, two);
 }

@@ -230,33 +230,57 @@ P5_INLINE void p5_store_pow(poly1305_ifma_st *p, int off, p5_v v)
 }
 
 /*
- * r^1..r^16 into the lane table (see poly1305_ifma_st), in four vector
- * products; lanes that must keep their value are multiplied by 1.
+ * The powers the lane table needs, as first used: want 8 (pw[*][8..15],
+ * r^1..r^8, for one accumulator) or 16 (also pw[*][0..7]). r^2 as a scalar
+ * (poly1305_r64_mul: 22 cycles on Zen 4, a vector product 25), then vector
+ * products, lanes that keep their value multiplied by 1: r^3, r^4; r^5..r^8;
+ * r^9..r^16. have_powers says how many are there.
  */
-static inline void p5_compute_powers(poly1305_ifma_st *p)
+static inline void p5_powers(poly1305_ifma_st *p, uint64_t want)
 {
-    uint64_t l[3];
-    p5_v r, one, zero, v;
+    const uint64_t r0 = p->sc.r[0], r1 = p->sc.r[1];
+    /* registers only (constant indices, no wipe: that would force memory) */
+    uint64_t w2[3], l1[3], l2[3];
+    p5_v x, one, zero, v;
 
-    p5_to44(l, p->sc.r[0], p->sc.r[1], 0);
-    r.l0 = _mm512_set1_epi64((long long)l[0]);
-    r.l1 = _mm512_set1_epi64((long long)l[1]);
-    r.l2 = _mm512_set1_epi64((long long)l[2]);
-    chacha_wipe(l, sizeof(l));
     zero.l0 = zero.l1 = zero.l2 = _mm512_setzero_si512();
-    one = zero;
-    one.l0 = _mm512_set1_epi64(1);
-    v = p5_mul_add(r, p5_pow_of(r), zero);                   /* r^2 */
-    /* (r^2 r^2 r r r^2 r^2 r r) (r^2 r^2 r^2 r^2 1 1 1 1) */
-    v = p5_mul_add(p5_blend(0xcc, v, r), p5_pow_of(p5_blend(0xf0, v, one)),
-                   zero);
-    /* (r^4 r^4 r^3 r^3 r^2 r^2 r r) (r^4 1 r^4 1 r^4 1 r^4 1) */
-    v = p5_mul_add(v, p5_pow_of(p5_blend(0xaa, p5_lane0(v), one)), zero);
-    /* r^(8 - P5_LANE_BLOCK(p)): r^8 r^4 r^7 r^3 r^6 r^2 r^5 r */
-    p5_store_pow(p, 8, v);
-    v = p5_mul_add(v, p5_pow_of(p5_lane0(v)), zero);
-    p5_store_pow(p, 0, v);                                   /* r^(16 - b) */
-    p->have_powers = 1;
+    if (p->have_powers < 8) {
+        w2[0] = r0;
+        w2[1] = r1;
+        w2[2] = 0;
+        poly1305_r64_mul(w2, r0, r1);                       /* r^2 */
+        p5_to44(l1, r0, r1, 0);
+        p5_to44(l2, w2[0], w2[1], w2[2]);
+        one = zero;
+        one.l0 = _mm512_set1_epi64(1);
+        /* (r^2 r^2 r r r^2 r^2 r r) times (r^2 r^2 r^2 r^2 1 1 1 1) */
+#define P5_LIMB_LANES(j) \
+        _mm512_setr_epi64((long long)l2[j], (long long)l2[j], \
+                          (long long)l1[j], (long long)l1[j], \
+                          (long long)l2[j], (long long)l2[j], \
+                          (long long)l1[j], (long long)l1[j])
+        x.l0 = P5_LIMB_LANES(0);
+        x.l1 = P5_LIMB_LANES(1);
+        x.l2 = P5_LIMB_LANES(2);
+#undef P5_LIMB_LANES
+        v.l0 = _mm512_set1_epi64((long long)l2[0]);
+        v.l1 = _mm512_set1_epi64((long long)l2[1]);
+        v.l2 = _mm512_set1_epi64((long long)l2[2]);
+        x = p5_mul_add(x, p5_pow_of(p5_blend(0xf0, v, one)), zero);
+        /* (r^4 r^4 r^3 r^3 r^2 r^2 r r) times (r^4 1 r^4 1 r^4 1 r^4 1) */
+        v = p5_mul_add(x, p5_pow_of(p5_blend(0xaa, p5_lane0(x), one)), zero);
+        /* r^(8 - P5_LANE_BLOCK(p)): r^8 r^4 r^7 r^3 r^6 r^2 r^5 r */
+        p5_store_pow(p, 8, v);
+        p->have_powers = 8;
+    }
+    if (want > 8 && p->have_powers < 16) {
+        v.l0 = P5_LOADU(&p->pw[0][8]);
+        v.l1 = P5_LOADU(&p->pw[1][8]);
+        v.l2 = P5_LOADU(&p->pw[2][8]);
+        v = p5_mul_add(v, p5_pow_of(p5_lane0(v)), zero);
+        p5_store_pow(p, 0, v);                               /* r^(16 - b) */
+        p->have_powers = 16;
+    }
 }
 
 /* the sum of the eight lanes */
@@ -327,11 +351,12 @@ P5_INLINE __m512i p5_expand(const uint8_t *in, size_t pad, int j)
  * A vector run over nb blocks in groups of 8 (one accumulator, a) or 16
  * (two = 1: a and b), the first group front padded with pad zero blocks:
  * p5_start takes that group and joins h to its first real block;
- * p5_step2 / p5_step1 take each further group; p5_end multiplies by the
+ * P5_STEP_A and _B take each further group; p5_end multiplies by the
  * final powers, sums the lanes and leaves h in p->sc.
  */
 typedef struct {
     p5_v a, b;
+    p5_pow y;           /* the step: r^16 (two accumulators) or r^8 */
     __m512i hibit;
 } p5_run;
 
@@ -345,12 +370,11 @@ P5_INLINE size_t p5_pad(size_t nb, int two)
 P5_INLINE void p5_start(p5_run *run, poly1305_ifma_st *p, const uint8_t *in,
                         size_t pad, int two, uint64_t padbit)
 {
-    __mmask8 at = (__mmask8)(1u << ((pad & 3) * 2 + ((pad >> 2) & 1)));
+    __mmask8 at = (__mmask8)(1u << ((pad & 3) * 2 + ((pad >> 2) & 1))), ha, hb;
     uint64_t h[3];
-    p5_v *first;
 
-    if (!p->have_powers)
-        p5_compute_powers(p);
+    p5_powers(p, two ? 16 : 8);
+    run->y = p5_pow_bcast(p, two ? 0 : 8);
     run->hibit = _mm512_set1_epi64((long long)(padbit << 40));
     /*
      * Expanding loads read only the blocks that are there: masked loads
@@ -363,32 +387,31 @@ P5_INLINE void p5_start(p5_run *run, poly1305_ifma_st *p, const uint8_t *in,
         run->b = p5_limbs(p5_expand(in, pad, 2), p5_expand(in, pad, 3),
                           _mm512_maskz_mov_epi64(p5_lanes_used(pad, 1),
                                                  run->hibit));
-    /* h joins the lane of the first real block */
-    first = pad < 8 ? &run->a : &run->b;
+    /* h joins the lane of the first real block, in a or in b */
     p5_to44(h, p->sc.h[0], p->sc.h[1], p->sc.h[2]);
-    first->l0 = _mm512_mask_add_epi64(first->l0, at, first->l0,
+    ha = pad < 8 ? at : 0;
+    hb = pad < 8 ? 0 : at;
+    run->a.l0 = _mm512_mask_add_epi64(run->a.l0, ha, run->a.l0,
                                       _mm512_set1_epi64((long long)h[0]));
-    first->l1 = _mm512_mask_add_epi64(first->l1, at, first->l1,
+    run->a.l1 = _mm512_mask_add_epi64(run->a.l1, ha, run->a.l1,
                                       _mm512_set1_epi64((long long)h[1]));
-    first->l2 = _mm512_mask_add_epi64(first->l2, at, first->l2,
+    run->a.l2 = _mm512_mask_add_epi64(run->a.l2, ha, run->a.l2,
                                       _mm512_set1_epi64((long long)h[2]));
-    chacha_wipe(h, sizeof(h));
+    if (two) {
+        run->b.l0 = _mm512_mask_add_epi64(run->b.l0, hb, run->b.l0,
+                                          _mm512_set1_epi64((long long)h[0]));
+        run->b.l1 = _mm512_mask_add_epi64(run->b.l1, hb, run->b.l1,
+                                          _mm512_set1_epi64((long long)h[1]));
+        run->b.l2 = _mm512_mask_add_epi64(run->b.l2, hb, run->b.l2,
+                                          _mm512_set1_epi64((long long)h[2]));
+    }
 }
 
-/* accumulator a or b times r^16 (from the table), plus 8 blocks at in */
-#define P5_STEP_A(run, p, in) \
-    ((run)->a = p5_mul_add((run)->a, p5_pow_bcast(p, 0), \
-                           p5_load8(in, (run)->hibit)))
-#define P5_STEP_B(run, p, in) \
-    ((run)->b = p5_mul_add((run)->b, p5_pow_bcast(p, 0), \
-                           p5_load8(in, (run)->hibit)))
-
-/* the one accumulator times r^8, plus 8 blocks at in */
-P5_INLINE void p5_step1(p5_run *run, const poly1305_ifma_st *p,
-                        const uint8_t *in)
-{
-    run->a = p5_mul_add(run->a, p5_pow_bcast(p, 8), p5_load8(in, run->hibit));
-}
+/* accumulator a or b times r^16 (one: r^8), plus the 8 blocks at in */
+#define P5_STEP_A(run, in) \
+    ((run)->a = p5_mul_add((run)->a, (run)->y, p5_load8(in, (run)->hibit)))
+#define P5_STEP_B(run, in) \
+    ((run)->b = p5_mul_add((run)->b, (run)->y, p5_load8(in, (run)->hibit)))
 
 P5_INLINE void p5_end(p5_run *run, poly1305_ifma_st *p, int two)
 {
