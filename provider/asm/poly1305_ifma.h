@@ -347,6 +347,15 @@ P5_INLINE __m512i p5_expand(const uint8_t *in, size_t pad, int j)
                                           in + (lo >= skip ? 8 * (lo - skip) : 0));
 }
 
+/* x plus the value h (44-bit limbs) in the lanes of k */
+P5_INLINE p5_v p5_add_lane(p5_v x, __mmask8 k, const uint64_t h[3])
+{
+    x.l0 = _mm512_mask_add_epi64(x.l0, k, x.l0, _mm512_set1_epi64((long long)h[0]));
+    x.l1 = _mm512_mask_add_epi64(x.l1, k, x.l1, _mm512_set1_epi64((long long)h[1]));
+    x.l2 = _mm512_mask_add_epi64(x.l2, k, x.l2, _mm512_set1_epi64((long long)h[2]));
+    return x;
+}
+
 /*
  * A vector run over nb blocks in groups of 8 (one accumulator, a) or 16
  * (two = 1: a and b), the first group front padded with pad zero blocks:
@@ -391,20 +400,9 @@ P5_INLINE void p5_start(p5_run *run, poly1305_ifma_st *p, const uint8_t *in,
     p5_to44(h, p->sc.h[0], p->sc.h[1], p->sc.h[2]);
     ha = pad < 8 ? at : 0;
     hb = pad < 8 ? 0 : at;
-    run->a.l0 = _mm512_mask_add_epi64(run->a.l0, ha, run->a.l0,
-                                      _mm512_set1_epi64((long long)h[0]));
-    run->a.l1 = _mm512_mask_add_epi64(run->a.l1, ha, run->a.l1,
-                                      _mm512_set1_epi64((long long)h[1]));
-    run->a.l2 = _mm512_mask_add_epi64(run->a.l2, ha, run->a.l2,
-                                      _mm512_set1_epi64((long long)h[2]));
-    if (two) {
-        run->b.l0 = _mm512_mask_add_epi64(run->b.l0, hb, run->b.l0,
-                                          _mm512_set1_epi64((long long)h[0]));
-        run->b.l1 = _mm512_mask_add_epi64(run->b.l1, hb, run->b.l1,
-                                          _mm512_set1_epi64((long long)h[1]));
-        run->b.l2 = _mm512_mask_add_epi64(run->b.l2, hb, run->b.l2,
-                                          _mm512_set1_epi64((long long)h[2]));
-    }
+    run->a = p5_add_lane(run->a, ha, h);
+    if (two)
+        run->b = p5_add_lane(run->b, hb, h);
 }
 
 /* accumulator a or b times r^16 (one: r^8), plus the 8 blocks at in */
