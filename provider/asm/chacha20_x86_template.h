@@ -513,6 +513,20 @@ CT_INLINE void CT_FN(hsets)(CT_V v[12], CT_V a, CT_V b, CT_V c, CT_V d,
 }
 
 /*
+ * One double round of the horizontal layout (see CT_FN(hrounds)) on nsets
+ * sets in place, no feed-forward: for kernels that run sets of different
+ * widths side by side.
+ */
+CT_INLINE void CT_FN(hdround)(CT_V v[12], int nsets)
+{
+    CT_DROUND_ROWS(v[0], v[1], v[2], v[3]);
+    if (nsets > 1)
+        CT_DROUND_ROWS(v[4], v[5], v[6], v[7]);
+    if (nsets > 2)
+        CT_DROUND_ROWS(v[8], v[9], v[10], v[11]);
+}
+
+/*
  * Horizontal kernel: v[4 * k .. 4 * k + 3] are rows a..d of set k, for
  * nsets (1..3, a compile-time constant after inlining) independent sets.
  * Runs the 20 rounds and adds the input rows back.
