@@ -236,7 +236,7 @@ P5_INLINE void p5_store_pow(poly1305_ifma_st *p, int off, p5_v v)
  * products, lanes that keep their value multiplied by 1: r^3, r^4; r^5..r^8;
  * r^9..r^16. have_powers says how many are there.
  */
-static inline void p5_powers(poly1305_ifma_st *p, uint64_t want)
+P5_INLINE void p5_powers(poly1305_ifma_st *p, uint64_t want)
 {
     const uint64_t r0 = p->sc.r[0], r1 = p->sc.r[1];
     /* registers only (constant indices, no wipe: that would force memory) */
