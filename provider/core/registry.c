@@ -113,6 +113,16 @@ static int entry(enum chacha_primitive prim, size_t i, const void **k,
     return 1;
 }
 
+/*
+ * What auto also asks of a kernel: of a zmm kernel, a CPU that keeps its
+ * clock for zmm (else the AVX2 ones are the choice). Forcing one by name
+ * still works there.
+ */
+static unsigned int zmm_preference(unsigned int caps)
+{
+    return (caps & CHACHA_CAP_AVX512F) ? CHACHA_CAP_ZMM_FAST : 0;
+}
+
 static const void *select_kernel(enum chacha_primitive prim, const char *name,
                                  enum chacha_select_status *status)
 {
@@ -124,7 +134,8 @@ static const void *select_kernel(enum chacha_primitive prim, const char *name,
 
     *status = CHACHA_SELECT_OK;
     for (i = 0; entry(prim, i, &k, &kname, &caps); i++) {
-        if (auto_pick ? chacha_caps_ok(caps) : strcmp(kname, name) == 0) {
+        if (auto_pick ? chacha_caps_ok(caps | zmm_preference(caps))
+                      : strcmp(kname, name) == 0) {
             if (chacha_caps_ok(caps))
                 return k;
             *status = CHACHA_SELECT_UNSUPPORTED;
@@ -157,7 +168,7 @@ const chacha20_poly1305_kernel *chacha_select_fused(const chacha20_kernel *c,
         const chacha20_poly1305_kernel *f = chacha20_poly1305_kernels[i];
 
         if (f->chacha == c && f->poly == p && chacha_caps_ok(f->caps))
-            return f;
+            return f;     /* a pair forced on a slow-zmm CPU fuses too */
     }
     return NULL;
 }

@@ -22,6 +22,12 @@
 #define CHACHA_CAP_BMI2       (1u << 6)
 #define CHACHA_CAP_ADX        (1u << 7)
 #define CHACHA_CAP_NEON       (1u << 8)
+/*
+ * Not a feature but a preference: set unless the CPU is one that slows its
+ * clock down for 512-bit vectors (Intel Skylake-SP to Tiger Lake). No kernel
+ * needs it; `auto` passes over the AVX-512F kernels without it.
+ */
+#define CHACHA_CAP_ZMM_FAST   (1u << 9)
 
 /*
  * out[i] = in[i] ^ keystream[i] for i in [0, len), where the keystream starts at
