@@ -216,10 +216,11 @@ static void print_header(void)
 {
     FILE *f = fopen("/proc/cpuinfo", "r");
     char line[512];
-    const char *c20 = NULL, *p1305 = NULL;
+    const char *c20 = NULL, *p1305 = NULL, *aead = NULL;
     OSSL_PROVIDER *prov = OSSL_PROVIDER_load(libctx, "chacha");
-    OSSL_PARAM p[3] = { OSSL_PARAM_construct_utf8_ptr("chacha20-impl", (char **)&c20, 0),
+    OSSL_PARAM p[4] = { OSSL_PARAM_construct_utf8_ptr("chacha20-impl", (char **)&c20, 0),
                         OSSL_PARAM_construct_utf8_ptr("poly1305-impl", (char **)&p1305, 0),
+                        OSSL_PARAM_construct_utf8_ptr("chacha20-poly1305-impl", (char **)&aead, 0),
                         OSSL_PARAM_END };
 
     while (f != NULL && fgets(line, sizeof(line), f) != NULL)
@@ -233,7 +234,8 @@ static void print_header(void)
         die("loading the chacha provider");
     printf("openssl: %s\n", OpenSSL_version(OPENSSL_VERSION));
     printf("OPENSSL_ia32cap: %s\n", getenv("OPENSSL_ia32cap") ? getenv("OPENSSL_ia32cap") : "(unset)");
-    printf("chacha provider backends: chacha20=%s poly1305=%s\n", c20, p1305);
+    printf("chacha provider backends: chacha20=%s poly1305=%s aead=%s\n", c20, p1305,
+           aead != NULL ? aead : "?");
     printf("pinned to cpu %d; best of %d alternating samples per cell\n",
            sched_getcpu(), quick ? 3 : 7);
 }
