@@ -324,12 +324,13 @@ static void print_header(void)
 {
     FILE *f = fopen("/proc/cpuinfo", "r");
     char line[4096], cpu[256] = "unknown", isa[128] = "";
-    const char *c20 = NULL, *p1305 = NULL;
+    const char *c20 = NULL, *p1305 = NULL, *aead = NULL;
     static const char *const feats[] = { "avx512f", "avx512vl", "avx512ifma", "avx2", "ssse3" };
     size_t k;
     OSSL_PROVIDER *prov = OSSL_PROVIDER_load(libctx, "chacha");
-    OSSL_PARAM p[3] = { OSSL_PARAM_construct_utf8_ptr("chacha20-impl", (char **)&c20, 0),
+    OSSL_PARAM p[4] = { OSSL_PARAM_construct_utf8_ptr("chacha20-impl", (char **)&c20, 0),
                         OSSL_PARAM_construct_utf8_ptr("poly1305-impl", (char **)&p1305, 0),
+                        OSSL_PARAM_construct_utf8_ptr("chacha20-poly1305-impl", (char **)&aead, 0),
                         OSSL_PARAM_END };
 
     /* the model name and the SIMD the CPU has (the name alone may be bare) */
@@ -357,11 +358,13 @@ static void print_header(void)
     our_p1305 = p1305;
     printf("openssl: %s\n", OpenSSL_version(OPENSSL_VERSION));
     printf("OPENSSL_ia32cap: %s\n", getenv("OPENSSL_ia32cap") ? getenv("OPENSSL_ia32cap") : "(unset)");
-    printf("chacha provider backends: chacha20=%s poly1305=%s\n", c20, p1305);
+    printf("chacha provider backends: chacha20=%s poly1305=%s aead=%s\n", c20, p1305,
+           aead != NULL ? aead : "?");
     if (csv != NULL) {
         fprintf(csv, "# cpu: %s (%s)\n", cpu, isa);
         fprintf(csv, "# openssl: %s\n", OpenSSL_version(OPENSSL_VERSION));
-        fprintf(csv, "# %s: chacha20=%s poly1305=%s OPENSSL_ia32cap=%s\n", mode, c20, p1305,
+        fprintf(csv, "# %s: chacha20=%s poly1305=%s aead=%s OPENSSL_ia32cap=%s\n", mode, c20,
+                p1305, aead != NULL ? aead : "?",
                 getenv("OPENSSL_ia32cap") ? getenv("OPENSSL_ia32cap") : "(unset)");
     }
     printf("pinned to cpu %d; best of %d alternating samples per cell\n",

@@ -170,6 +170,36 @@ $unpinned OPENSSL_CONF="$tmp/bad.cnf" CHACHA_PROVIDER_DEBUG=1 $OPENSSL list -pro
 check "config key with an unknown backend: the load fails with a clear message" \
     grep -q 'implementation "no-such-impl" is unknown' "$tmp/o"
 
+# AVX-512: auto takes the zmm kernels where they run and keep the clock;
+# forced by name or in the config they run even where auto would not
+if [ -n "${LIST_BACKENDS:-}" ] && ${EMULATOR:-} "$LIST_BACKENDS" chacha20 | grep -qx avx512; then
+    zmm_auto=avx512
+    ${EMULATOR:-} "$LIST_BACKENDS" poly1305 | grep -qx ifma && zmm_auto="$zmm_auto poly1305=ifma"
+    $unpinned CHACHA_PROVIDER_DEBUG=1 $OPENSSL list -providers $ours >"$tmp/o" 2>&1
+    check "AVX-512 CPU: auto picks chacha20=$zmm_auto" grep -q "chacha20=$zmm_auto" "$tmp/o"
+    $unpinned CHACHA_PROVIDER_DISABLE=zmm CHACHA_PROVIDER_DEBUG=1 \
+        $OPENSSL list -providers $ours >"$tmp/o" 2>&1
+    check "zmm not preferred (CHACHA_PROVIDER_DISABLE=zmm): auto passes over avx512" \
+        sh -c "grep -q 'chacha20=' '$tmp/o' && ! grep -q 'chacha20=avx512' '$tmp/o'"
+    $unpinned CHACHA_PROVIDER_DISABLE=zmm CHACHA_PROVIDER_IMPL=avx512 CHACHA_PROVIDER_DEBUG=1 \
+        $OPENSSL enc -chacha20 -K "$key" -iv 00000000000000000000000000000000 \
+        -in "$tmp/pt" -out "$tmp/ct.zmm" $ours 2>"$tmp/trace"
+    check "zmm not preferred: forced avx512 still loads and runs it" grep -q "chacha20=avx512" "$tmp/trace"
+    check "zmm not preferred: forced avx512, same bytes" cmp "$tmp/ct.zmm" "$tmp/ct"
+    $unpinned CHACHA_PROVIDER_DISABLE=avx512f CHACHA_PROVIDER_IMPL=avx512 \
+        $OPENSSL list -providers -provider chacha >"$tmp/o" 2>&1
+    check "CHACHA_PROVIDER_DISABLE=avx512f, forced avx512: load fails with a clear message" \
+        grep -q 'implementation "avx512" is not supported by this CPU' "$tmp/o"
+    if ${EMULATOR:-} "$LIST_BACKENDS" poly1305 | grep -qx ifma; then
+        sed -e 's/^# impl = auto.*/impl = avx512/' -e 's/^# poly1305_impl = auto.*/poly1305_impl = ifma/' \
+            "$srcdir/chacha-provider.cnf" >"$tmp/zmm.cnf"
+        $unpinned OPENSSL_CONF="$tmp/zmm.cnf" CHACHA_PROVIDER_DEBUG=1 \
+            $OPENSSL list -providers >"$tmp/o" 2>&1
+        check "config impl = avx512, poly1305_impl = ifma: read back, fused" \
+            grep -q "chacha20=avx512 poly1305=ifma aead=avx512-fused" "$tmp/o"
+    fi
+fi
+
 CHACHA_PROVIDER_IMPL=bogus $OPENSSL list -providers -provider chacha >"$tmp/o" 2>&1
 check "unknown backend name: load fails with a clear message" grep -q 'implementation "bogus" is unknown' "$tmp/o"
 

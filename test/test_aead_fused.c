@@ -12,7 +12,9 @@
  * Then the whole AEAD core (aead.c) with the fused kernel against the same
  * core without it: every text length 0..2048 (the kernel takes the runs its
  * min_len admits), sealed and opened in place in random chunks, with AAD.
- * Prints a skip line and exits 77 when the CPU runs no fused kernel.
+ * The emulated AVX-512 fused kernel (emu_kernels.h) runs the same suite on
+ * any CPU; each kernel's line says native or emulated. Prints a skip line
+ * and exits 77 when no fused kernel ran.
  * Usage: test_aead_fused   (seed from AEAD_FUSED_TEST_SEED if set)
  */
 #define _DEFAULT_SOURCE   /* MAP_ANONYMOUS under -std=c11 */
@@ -29,9 +31,11 @@
 # include "poly1305_r64.h"
 #endif
 #include "testrng.h"
+#include "emu_kernels.h"
 
 #if defined(CHACHA_HAVE_X86_64_SIMD)
 extern const poly1305_kernel poly1305_avx2_kernel;
+extern const poly1305_kernel poly1305_ifma_kernel;
 #endif
 #if defined(CHACHA_HAVE_NEON) && defined(__aarch64__)
 extern const poly1305_kernel poly1305_neon_kernel;
@@ -145,7 +149,8 @@ static void random_state(const poly1305_kernel *poly, poly1305_state *st,
 #if defined(__SIZEOF_INT128__)
     if (poly == &poly1305_portable_kernel
 #if defined(CHACHA_HAVE_X86_64_SIMD)
-        || poly == &poly1305_avx2_kernel
+        || poly == &poly1305_avx2_kernel || poly == &poly1305_ifma_kernel
+        || poly == &poly1305_ifma_kernel_emu
 #endif
 #if defined(CHACHA_HAVE_NEON) && defined(__aarch64__)
         || poly == &poly1305_neon_kernel
@@ -295,15 +300,40 @@ static void core_cases(const chacha20_poly1305_kernel *f)
     }
 }
 
-int main(void)
+/* Every case of this file on kernel f (label: its name in FAIL lines). */
+static void run_kernel(const chacha20_poly1305_kernel *f, const char *label,
+                       const char *how, guarded *gin, guarded *gout,
+                       uint8_t *ref, uint8_t *src)
 {
     const size_t big[] = { 16384, 16384 + 64 * 5, 1u << 20 };
+    size_t len, b;
+    int enc, inplace, variant;
+
+    kernel_name = label;
+    printf("test_aead_fused: kernel %s, %s (chacha20=%s poly1305=%s)\n",
+           f->name, how, f->chacha->name, f->poly->name);
+    for (len = 0; len <= 64 * 80; len += 64)
+        for (enc = 0; enc < 2; enc++)
+            for (inplace = 0; inplace < 2; inplace++)
+                for (variant = 0; variant < 10; variant++)
+                    one_case(f, len, enc, inplace, variant, gin, gout, ref,
+                             src);
+    for (b = 0; b < sizeof(big) / sizeof(big[0]); b++)
+        for (enc = 0; enc < 2; enc++)
+            for (inplace = 0; inplace < 2; inplace++)
+                for (variant = 0; variant < 5; variant++)
+                    one_case(f, big[b], enc, inplace,
+                             variant * 2 + (int)(b & 1), gin, gout, ref, src);
+    core_cases(f);
+}
+
+int main(void)
+{
     const size_t maxlen = 1u << 20;
     guarded gin, gout;
     uint8_t *ref, *src;
     const char *seed = getenv("AEAD_FUSED_TEST_SEED");
-    size_t len, b, k, ran = 0;
-    int enc, inplace, variant;
+    size_t k, ran = 0;
 
     if (seed != NULL)
         rng_state = strtoull(seed, NULL, 0);
@@ -320,27 +350,19 @@ int main(void)
         const chacha20_poly1305_kernel *f = chacha20_poly1305_kernels[k];
 
         if (!chacha_caps_ok(f->caps)) {
-            printf("test_aead_fused: %s not run (this CPU lacks its features)\n",
+            printf("test_aead_fused: %s (native) not run (this CPU lacks its features)\n",
                    f->name);
             continue;
         }
-        kernel_name = f->name;
-        printf("test_aead_fused: kernel %s (chacha20=%s poly1305=%s)\n",
-               f->name, f->chacha->name, f->poly->name);
-        for (len = 0; len <= 64 * 80; len += 64)
-            for (enc = 0; enc < 2; enc++)
-                for (inplace = 0; inplace < 2; inplace++)
-                    for (variant = 0; variant < 10; variant++)
-                        one_case(f, len, enc, inplace, variant, &gin, &gout,
-                                 ref, src);
-        for (b = 0; b < sizeof(big) / sizeof(big[0]); b++)
-            for (enc = 0; enc < 2; enc++)
-                for (inplace = 0; inplace < 2; inplace++)
-                    for (variant = 0; variant < 5; variant++)
-                        one_case(f, big[b], enc, inplace,
-                                 variant * 2 + (int)(b & 1), &gin, &gout, ref,
-                                 src);
-        core_cases(f);
+        run_kernel(f, f->name, "native", &gin, &gout, ref, src);
+        ran++;
+    }
+    /* the same suite on the emulated AVX-512 kernels, on any CPU */
+    for (k = 0; emu_fused_kernels[k] != NULL; k++) {
+        static char name[64];
+
+        snprintf(name, sizeof(name), "%s (emulated)", emu_fused_kernels[k]->name);
+        run_kernel(emu_fused_kernels[k], name, "emulated", &gin, &gout, ref, src);
         ran++;
     }
     if (ran == 0) {

@@ -12,6 +12,8 @@
  * reference's (the rounds without the final addition) is checked against
  * draft-irtf-cfrg-xchacha-03 2.2.1, then each backend's HChaCha20 as the
  * XChaCha20 core calls it (its own, or the portable one when it has none).
+ * The emulated AVX-512 kernels (emu_kernels.h) run the same suite on any
+ * CPU; each "run" line says native or emulated.
  * Seed: CHACHA_TEST_SEED (decimal) if set.
  */
 #define _DEFAULT_SOURCE
@@ -25,12 +27,14 @@
 #include "cpu.h"
 #include "xchacha.h"
 #include "testrng.h"
+#include "emu_kernels.h"
 
 #define MAX_SWEEP 2048
 #define GUARD 64
 #define BIG_LEN ((size_t)1 << 20)
 
 static unsigned long n_pass, n_fail;
+static const char *cur_name = "portable";   /* the backend under test */
 
 static void check(int ok, const char *impl, const char *what, size_t a,
                   size_t b)
@@ -161,7 +165,7 @@ static void test_hchacha20(const chacha20_kernel *impl)
         0x8a, 0x87, 0x7d, 0x73, 0xa0, 0xf9, 0xe4, 0xd5, 0x8a, 0x74, 0xa8, 0x53,
         0xc1, 0x2e, 0xc4, 0x13, 0x26, 0xd3, 0xec, 0xdc
     };
-    const char *name = impl != NULL ? impl->name : "reference";
+    const char *name = impl != NULL ? cur_name : "reference";
     uint32_t key[8], in[4], got[8], ref[8];
     uint8_t keyb[32], nb[16], outb[32];
     int i, t, ok = 1;
@@ -267,7 +271,7 @@ static void test_rfc8439(const chacha20_kernel *impl)
     else
         impl->xor_stream(out, (const uint8_t *)pt, 114, key, ctr);
     check(memcmp(out, ct_head, 16) == 0 && memcmp(out + 112, ct_tail, 2) == 0,
-          impl != NULL ? impl->name : "reference", "RFC 8439 2.4.2", 114, 0);
+          impl != NULL ? cur_name : "reference", "RFC 8439 2.4.2", 114, 0);
 }
 
 /* The reference against OpenSSL's ChaCha20 (IV = counter || nonce). */
@@ -328,8 +332,8 @@ static void run_one(const chacha20_kernel *impl, uint8_t *buf_out, size_t out_of
         guard_ok &= buf_out[i] == 0xa5;
     for (i = 0; i < GUARD; i++)
         guard_ok &= out[len + i] == 0xa5;
-    check(memcmp(out, want, len) == 0, impl->name, what, len, detail);
-    check(guard_ok, impl->name, "guard bytes", len, detail);
+    check(memcmp(out, want, len) == 0, cur_name, what, len, detail);
+    check(guard_ok, cur_name, "guard bytes", len, detail);
 }
 
 static void test_backend(const chacha20_kernel *impl)
@@ -347,7 +351,7 @@ static void test_backend(const chacha20_kernel *impl)
     uint8_t *map;
 
     if (in == NULL || want == NULL || out == NULL || copy == NULL) {
-        check(0, impl->name, "malloc", 0, 0);
+        check(0, cur_name, "malloc", 0, 0);
         goto done;
     }
 
@@ -360,11 +364,11 @@ static void test_backend(const chacha20_kernel *impl)
         memcpy(copy, in, len);
         ref_xor(want, in, len, key, ctr);
         run_one(impl, out, 0, in, len, key, ctr, want, "sweep", 0);
-        check(memcmp(in, copy, len) == 0, impl->name, "input modified", len, 0);
+        check(memcmp(in, copy, len) == 0, cur_name, "input modified", len, 0);
         /* in place */
         memcpy(out, in, len);
         impl->xor_stream(out, out, len, key, ctr);
-        check(memcmp(out, want, len) == 0, impl->name, "in place", len, 0);
+        check(memcmp(out, want, len) == 0, cur_name, "in place", len, 0);
         /* counter ending exactly at the 2^32 limit */
         ctr[0] = ctr_at_limit(len);
         ref_xor(want, in, len, key, ctr);
@@ -401,7 +405,7 @@ static void test_backend(const chacha20_kernel *impl)
             /* in place at this alignment */
             memcpy(copy + ia, in + ia, len);
             impl->xor_stream(copy + ia, copy + ia, len, key, ctr);
-            check(memcmp(copy + ia, want, len) == 0, impl->name,
+            check(memcmp(copy + ia, want, len) == 0, cur_name,
                   "in place misaligned", len, ia);
         }
     }
@@ -411,7 +415,7 @@ static void test_backend(const chacha20_kernel *impl)
                MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (map == MAP_FAILED || mprotect(map + page, (size_t)page, PROT_NONE) != 0
         || mprotect(map + 3 * page, (size_t)page, PROT_NONE) != 0) {
-        check(0, impl->name, "mmap", 0, 0);
+        check(0, cur_name, "mmap", 0, 0);
     } else {
         for (len = 0; len <= (size_t)page && len <= 1100; len++) {
             uint8_t *pin = map + page - len, *pout = map + 3 * page - len;
@@ -421,9 +425,9 @@ static void test_backend(const chacha20_kernel *impl)
             rng_bytes(pin, len);
             ref_xor(want, pin, len, key, ctr);
             impl->xor_stream(pout, pin, len, key, ctr);
-            check(memcmp(pout, want, len) == 0, impl->name, "page end", len, 0);
+            check(memcmp(pout, want, len) == 0, cur_name, "page end", len, 0);
             impl->xor_stream(pin, pin, len, key, ctr);
-            check(memcmp(pin, want, len) == 0, impl->name, "page end in place",
+            check(memcmp(pin, want, len) == 0, cur_name, "page end in place",
                   len, 0);
         }
         munmap(map, (size_t)page * 4);
@@ -442,7 +446,7 @@ static void test_backend(const chacha20_kernel *impl)
         memcpy(c2, ctr, sizeof(c2));
         c2[0] += (uint32_t)(split / 64);
         impl->xor_stream(out + split, in + split, total - split, key, c2);
-        check(memcmp(out, want, total) == 0, impl->name, "split stream",
+        check(memcmp(out, want, total) == 0, cur_name, "split stream",
               total, split);
     }
 
@@ -475,18 +479,34 @@ int main(void)
     for (i = 0; chacha20_kernels[i] != NULL; i++) {
         const chacha20_kernel *impl = chacha20_kernels[i];
 
+        cur_name = impl->name;
         if (!chacha_caps_ok(impl->caps)) {
-            printf("skip %s (CPU lacks it)\n", impl->name);
+            printf("skip %s (native; CPU lacks it)\n", cur_name);
             continue;
         }
-        printf("run  %s (against the reference)\n", impl->name);
+        printf("run  %s (native, against the reference)\n", cur_name);
         fflush(stdout);
         before = n_pass;
         test_rfc8439(impl);
         test_hchacha20(impl);
         test_backend(impl);
-        printf("     %s: %lu checks\n", impl->name, n_pass - before);
+        printf("     %s: %lu checks\n", cur_name, n_pass - before);
         ran_caps |= impl->caps;
+    }
+    /* the same suite on the emulated AVX-512 kernels, on any CPU */
+    for (i = 0; emu_chacha20_kernels[i] != NULL; i++) {
+        static char name[64];
+
+        snprintf(name, sizeof(name), "%s (emulated)",
+                 emu_chacha20_kernels[i]->name);
+        cur_name = name;
+        printf("run  %s (against the reference)\n", cur_name);
+        fflush(stdout);
+        before = n_pass;
+        test_rfc8439(emu_chacha20_kernels[i]);
+        test_hchacha20(emu_chacha20_kernels[i]);
+        test_backend(emu_chacha20_kernels[i]);
+        printf("     %s: %lu checks\n", cur_name, n_pass - before);
     }
     /*
      * Detect the SIMD the CPU has independently of the provider's detection,
@@ -500,6 +520,10 @@ int main(void)
             want_caps |= CHACHA_CAP_SSSE3;
         if (__builtin_cpu_supports("avx2"))
             want_caps |= CHACHA_CAP_AVX2;
+        if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl")
+            && __builtin_cpu_supports("avx512bw"))
+            want_caps |= CHACHA_CAP_AVX512F | CHACHA_CAP_AVX512VL
+                         | CHACHA_CAP_AVX512BW;
 #elif defined(CHACHA_HAVE_NEON) && defined(__aarch64__)
         want_caps |= CHACHA_CAP_NEON;
 #endif

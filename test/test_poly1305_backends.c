@@ -2,7 +2,8 @@
 /*
  * Poly1305 backend tests: RFC 8439 and OpenSSL vectors, reduction edge cases
  * built with a bignum model, and every usable backend against the portable one
- * on every length 0..4096 with random chunking through poly1305_update().
+ * on every length 0..4096 with random chunking through poly1305_update(),
+ * the emulated AVX-512 kernels (emu_kernels.h) among them on any CPU.
  * Usage: test_poly1305_backends [vectors-dir]   (default: $srcdir/test/vectors)
  */
 #include <stdio.h>
@@ -16,11 +17,13 @@
 #include "registry.h"
 #include "cpu.h"
 #include "testrng.h"
+#include "emu_kernels.h"
 
 #define MAX_LEN 4096
 
 static unsigned long n_pass, n_fail;
 static const poly1305_kernel *impls[16];
+static const char *labels[16];   /* name (native) or name (emulated) */
 static size_t n_impls;
 
 static void check(int ok, const char *impl, const char *what, size_t detail)
@@ -139,15 +142,15 @@ static void check_all(const char *what, const uint8_t key[32],
 
     for (i = 0; i < n_impls; i++) {
         mac_oneshot(impls[i], key, msg, len, tag);
-        check(memcmp(tag, want, 16) == 0, impls[i]->name, what, len);
+        check(memcmp(tag, want, 16) == 0, labels[i], what, len);
         mac_chunked(impls[i], key, msg, len, tag);
-        check(memcmp(tag, want, 16) == 0, impls[i]->name, what, len);
+        check(memcmp(tag, want, 16) == 0, labels[i], what, len);
         if (len <= MAX_LEN) {
             size_t sh = 1 + rng() % 15;
 
             memcpy(shifted + sh, msg, len);
             mac_oneshot(impls[i], key, shifted + sh, len, tag);
-            check(memcmp(tag, want, 16) == 0, impls[i]->name, what, len);
+            check(memcmp(tag, want, 16) == 0, labels[i], what, len);
         }
     }
 }
@@ -363,27 +366,24 @@ static void ref_poly(const uint8_t key[32], const uint8_t *msg, size_t len,
 /*
  * Make the accumulator land exactly on target (mod p) before the final
  * reduction: random key and prefix, then solve (h + m) * r = target for the
- * last full block m, retrying until m - 2^128 fits in 16 bytes. Every other
- * prefix is longer than 1 KiB, so that the vector backends' long-run paths
- * (and each of their block-count tails) end on the edge value too.
+ * last full block m, retrying until m - 2^128 fits in 16 bytes. The prefix
+ * is 0-3 blocks (scalar paths) or, with longpre, 15-198 blocks (vector
+ * paths, every group shape).
  */
-#define EDGE_LONG 1040
-
-static void edge_target(const char *what, const BIGNUM *target, BN_CTX *bc)
+static void edge_target_pre(const char *what, const BIGNUM *target,
+                            BN_CTX *bc, int longpre)
 {
     BIGNUM *p = BN_new(), *r = BN_new(), *h = BN_new(), *m = BN_new(),
            *t128 = BN_new(), *t129 = BN_new();
-    uint8_t key[32], msg[EDGE_LONG + 16 * 9], tag[16], want[16], rk[16];
-    static unsigned int calls;
+    static uint8_t msg[16 * 200];
+    uint8_t key[32], tag[16], want[16], rk[16];
     int tries;
 
-    calls++;
     BN_zero(p); BN_set_bit(p, 130); BN_sub_word(p, 5);
     BN_zero(t128); BN_set_bit(t128, 128);
     BN_zero(t129); BN_set_bit(t129, 129);
     for (tries = 0; tries < 1000; tries++) {
-        size_t pre = (calls & 1) ? EDGE_LONG + 16 * (rng() % 8)
-                                 : 16 * (rng() % 4);
+        size_t pre = 16 * (longpre ? 15 + rng() % 184 : rng() % 4);
 
         rng_bytes(key, 32);
         rng_bytes(msg, pre);
@@ -410,6 +410,12 @@ static void edge_target(const char *what, const BIGNUM *target, BN_CTX *bc)
     check(tries < 1000, "-", "edge construction converged", 0);
     BN_free(p); BN_free(r); BN_free(h); BN_free(m);
     BN_free(t128); BN_free(t129);
+}
+
+static void edge_target(const char *what, const BIGNUM *target, BN_CTX *bc)
+{
+    edge_target_pre(what, target, bc, 0);
+    edge_target_pre(what, target, bc, 1);
 }
 
 static void test_edges(void)
@@ -506,11 +512,11 @@ static void test_cross(void)
         for (i = 0; i < n_impls; i++) {
             if (impls[i] != &poly1305_portable_kernel) {
                 mac_oneshot(impls[i], key, msg, len, tag);
-                check(memcmp(tag, want, 16) == 0, impls[i]->name,
+                check(memcmp(tag, want, 16) == 0, labels[i],
                       "vs portable, one-shot", len);
             }
             mac_chunked(impls[i], key, msg, len, tag);
-            check(memcmp(tag, want, 16) == 0, impls[i]->name,
+            check(memcmp(tag, want, 16) == 0, labels[i],
                   "vs portable, chunked", len);
         }
     }
@@ -543,10 +549,10 @@ static void test_long(void)
             mac_oneshot(&poly1305_portable_kernel, key, msg, lens[i], want);
             for (j = 0; j < n_impls; j++) {
                 mac_oneshot(impls[j], key, msg, lens[i], tag);
-                check(memcmp(tag, want, 16) == 0, impls[j]->name,
+                check(memcmp(tag, want, 16) == 0, labels[j],
                       k ? "long all-ones, one-shot" : "long, one-shot", lens[i]);
                 mac_chunked(impls[j], key, msg, lens[i], tag);
-                check(memcmp(tag, want, 16) == 0, impls[j]->name,
+                check(memcmp(tag, want, 16) == 0, labels[j],
                       k ? "long all-ones, chunked" : "long, chunked", lens[i]);
             }
         }
@@ -576,12 +582,37 @@ int main(int argc, char **argv)
         const poly1305_kernel *impl = poly1305_kernels[i];
         int ok = chacha_caps_ok(impl->caps);
 
-        printf("backend %-9s %s\n", impl->name, ok ? "run" : "skipped (CPU)");
-        if (ok && n_impls < sizeof(impls) / sizeof(impls[0]))
+        printf("backend %-9s (native) %s\n", impl->name,
+               ok ? "run" : "skipped (CPU)");
+        if (ok && n_impls < sizeof(impls) / sizeof(impls[0])) {
+            labels[n_impls] = impl->name;
             impls[n_impls++] = impl;
+        }
     }
     check(n_impls > 0 && impls[n_impls - 1] == &poly1305_portable_kernel, "-",
           "portable backend is listed last", n_impls);
+#if defined(CHACHA_HAVE_X86_64_SIMD)
+    /* as the CPU reports it, apart from the provider's detection */
+    __builtin_cpu_init();
+    if (getenv("CHACHA_PROVIDER_DISABLE") == NULL
+        && __builtin_cpu_supports("avx512ifma")
+        && __builtin_cpu_supports("avx512vl")
+        && __builtin_cpu_supports("avx512bw"))
+        check(strcmp(impls[0]->name, "ifma") == 0, "-",
+              "the CPU has IFMA and the ifma backend runs", 0);
+#endif
+    /* the same suite on the emulated AVX-512 kernels, on any CPU */
+    for (i = 0; emu_poly1305_kernels[i] != NULL; i++) {
+        static char names[4][64];
+
+        snprintf(names[i], sizeof(names[i]), "%s (emulated)",
+                 emu_poly1305_kernels[i]->name);
+        printf("backend %s run\n", names[i]);
+        if (n_impls < sizeof(impls) / sizeof(impls[0])) {
+            labels[n_impls] = names[i];
+            impls[n_impls++] = emu_poly1305_kernels[i];
+        }
+    }
 
     test_rfc();
     printf("evpmac stanzas: %d\n", test_evpmac_file(dir));

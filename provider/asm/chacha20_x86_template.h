@@ -24,6 +24,9 @@
  *   CT_UNPACK{LO,HI}{32,64}    interleaves inside each 128-bit lane
  *   CT_VROUNDS(st, scalar)     optional: the vertical rounds from
  *                              CT_ASM_RUN instead of intrinsics
+ *   CT_VUNROLL                 optional: unroll the intrinsics' round loop
+ *   CT_HXROT(d, a, n)          optional: rotl(d ^ a, n) in the horizontal
+ *                              rounds, written as the includer wants
  */
 
 #ifndef CHACHA20_X86_TEMPLATE_COMMON
@@ -72,11 +75,21 @@
         CT_QR_STEP7(c2, d2, b2); CT_QR_STEP7(c3, d3, b3); \
     } while (0)
 
-/* One quarter-round on four rows (horizontal layout). */
+/*
+ * One quarter-round on four rows (horizontal layout). Each step is
+ * a += b; d = rotl(d ^ a, n) through CT_HXROT(d, a, n), which an includer
+ * may define to shorten the latency (see CT_HXROT in the parameters);
+ * by default the xor and then CT_ROT16, CT_ROT8 or CT_ROTL.
+ */
+#define CT_ROTN_16(x) CT_ROT16(x)
+#define CT_ROTN_12(x) CT_ROTL(x, 12)
+#define CT_ROTN_8(x) CT_ROT8(x)
+#define CT_ROTN_7(x) CT_ROTL(x, 7)
+#define CT_HSTEP(a, b, d, n) a = CT_ADD(a, b); d = CT_HXROT(d, a, n)
 #define CT_QR_ROWS(a, b, c, d) \
     do { \
-        CT_QR_STEP(a, b, d, CT_ROT16); CT_QR_STEP12(c, d, b); \
-        CT_QR_STEP(a, b, d, CT_ROT8); CT_QR_STEP7(c, d, b); \
+        CT_HSTEP(a, b, d, 16); CT_HSTEP(c, d, b, 12); \
+        CT_HSTEP(a, b, d, 8); CT_HSTEP(c, d, b, 7); \
     } while (0)
 
 /*
@@ -343,9 +356,27 @@ CT_INLINE void ct_xor_tail_wipe(uint8_t *dst, const uint8_t *src, uint8_t *ks,
     chacha_wipe(ks, kslen);
 }
 
+/* the words of a vertical state array x in locals x0..x15, and back */
+#define CT_X_LOAD(x) \
+    CT_V x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3]; \
+    CT_V x4 = x[4], x5 = x[5], x6 = x[6], x7 = x[7]; \
+    CT_V x8 = x[8], x9 = x[9], x10 = x[10], x11 = x[11]; \
+    CT_V x12 = x[12], x13 = x[13], x14 = x[14], x15 = x[15]
+#define CT_X_STORE(x) \
+    do { \
+        x[0] = x0; x[1] = x1; x[2] = x2; x[3] = x3; \
+        x[4] = x4; x[5] = x5; x[6] = x6; x[7] = x7; \
+        x[8] = x8; x[9] = x9; x[10] = x10; x[11] = x11; \
+        x[12] = x12; x[13] = x13; x[14] = x14; x[15] = x15; \
+    } while (0)
+
 #endif /* CHACHA20_X86_TEMPLATE_COMMON */
 
 #ifdef CT_PFX   /* without it, only the common part above */
+
+#ifndef CT_HXROT
+# define CT_HXROT(d, a, n) CT_CAT(CT_ROTN, n)(CT_XOR(d, a))
+#endif
 
 /*
  * State block of the vertical kernel (layout fixed by CT_ASM_VROUNDS): in[]
@@ -368,6 +399,80 @@ _Static_assert(offsetof(CT_FN(state), sin) == 34 * sizeof(CT_V), "layout");
 _Static_assert(offsetof(CT_FN(state), sx) == 34 * sizeof(CT_V) + 64, "layout");
 _Static_assert(offsetof(CT_FN(state), n) == 34 * sizeof(CT_V) + 128, "layout");
 
+#ifndef CT_VROUNDS
+/*
+ * Register-resident forms of the vertical kernel (intrinsics only), for
+ * kernels that keep the working state out of memory:
+ *   CT_FN(vround_pre)(x): the part of the first column round that does not
+ *       depend on the block counter (word 12): quarter-rounds 1-3 and the
+ *       first addition of quarter-round 0. A run of passes does it once.
+ *   CT_FN(vrounds_x)(x, pre): the 20 rounds on x in place; with pre (a
+ *       constant), x is the state after CT_FN(vround_pre) with word 12 set.
+ *       Also as single double rounds (CT_FN(vdround), CT_FN(vdround_pre)),
+ *       for kernels that put other work between them.
+ */
+CT_INLINE void CT_FN(vround_pre)(CT_V x[16])
+{
+    CT_QR_STEP(x[1], x[5], x[13], CT_ROT16);
+    CT_QR_STEP(x[2], x[6], x[14], CT_ROT16);
+    CT_QR_STEP(x[3], x[7], x[15], CT_ROT16);
+    CT_QR_STEP12(x[9], x[13], x[5]);
+    CT_QR_STEP12(x[10], x[14], x[6]);
+    CT_QR_STEP12(x[11], x[15], x[7]);
+    CT_QR_STEP(x[1], x[5], x[13], CT_ROT8);
+    CT_QR_STEP(x[2], x[6], x[14], CT_ROT8);
+    CT_QR_STEP(x[3], x[7], x[15], CT_ROT8);
+    CT_QR_STEP7(x[9], x[13], x[5]);
+    CT_QR_STEP7(x[10], x[14], x[6]);
+    CT_QR_STEP7(x[11], x[15], x[7]);
+    x[0] = CT_ADD(x[0], x[4]);
+}
+
+/* One double round on x in place. */
+CT_INLINE void CT_FN(vdround)(CT_V x[16])
+{
+    CT_X_LOAD(x);
+
+    CT_QR4(x0, x4, x8, x12, x1, x5, x9, x13,
+           x2, x6, x10, x14, x3, x7, x11, x15);
+    CT_QR4(x0, x5, x10, x15, x1, x6, x11, x12,
+           x2, x7, x8, x13, x3, x4, x9, x14);
+    CT_X_STORE(x);
+}
+
+/* The first double round after CT_FN(vround_pre) (word 12 set). */
+CT_INLINE void CT_FN(vdround_pre)(CT_V x[16])
+{
+    CT_X_LOAD(x);
+
+    /* the rest of the first column round: quarter-round 0 */
+    x12 = CT_XOR(x12, x0);
+    x12 = CT_ROT16(x12);
+    CT_QR_STEP12(x8, x12, x4);
+    CT_QR_STEP(x0, x4, x12, CT_ROT8);
+    CT_QR_STEP7(x8, x12, x4);
+    CT_QR4(x0, x5, x10, x15, x1, x6, x11, x12,
+           x2, x7, x8, x13, x3, x4, x9, x14);
+    CT_X_STORE(x);
+}
+
+CT_INLINE void CT_FN(vrounds_x)(CT_V x[16], int pre)
+{
+    int i = 0;
+
+    if (pre) {
+        CT_FN(vdround_pre)(x);
+        i = 1;
+    }
+#ifdef CT_VUNROLL
+    _Pragma("GCC unroll 10")    /* gcc 12, zmm: 6% faster fully unrolled */
+#endif
+    for (; i < 10; i++)
+        CT_FN(vdround)(x);
+}
+
+#endif /* !CT_VROUNDS */
+
 /*
  * The 20 rounds of the vertical kernel, st->in to st->out, and if scalar
  * (a constant; CT_VROUNDS only) of the scalar block, st->sin to st->sx, both
@@ -378,38 +483,31 @@ CT_INLINE void CT_FN(vrounds)(CT_FN(state) *st, int scalar)
 #ifdef CT_VROUNDS
     CT_VROUNDS(st, scalar);
 #else
-    CT_V x0, x1, x2, x3, x4, x5, x6, x7, x8, x9, x10, x11, x12, x13, x14, x15;
+    CT_V x[16];
     int i;
 
     (void)scalar;   /* only the assembly has a scalar block */
-    x0 = st->in[0]; x1 = st->in[1]; x2 = st->in[2]; x3 = st->in[3];
-    x4 = st->in[4]; x5 = st->in[5]; x6 = st->in[6]; x7 = st->in[7];
-    x8 = st->in[8]; x9 = st->in[9]; x10 = st->in[10]; x11 = st->in[11];
-    x12 = st->in[12]; x13 = st->in[13]; x14 = st->in[14]; x15 = st->in[15];
-    for (i = 0; i < 10; i++) {
-        CT_QR4(x0, x4, x8, x12, x1, x5, x9, x13,
-               x2, x6, x10, x14, x3, x7, x11, x15);
-        CT_QR4(x0, x5, x10, x15, x1, x6, x11, x12,
-               x2, x7, x8, x13, x3, x4, x9, x14);
-    }
-    st->out[0] = x0; st->out[1] = x1; st->out[2] = x2; st->out[3] = x3;
-    st->out[4] = x4; st->out[5] = x5; st->out[6] = x6; st->out[7] = x7;
-    st->out[8] = x8; st->out[9] = x9; st->out[10] = x10; st->out[11] = x11;
-    st->out[12] = x12; st->out[13] = x13; st->out[14] = x14; st->out[15] = x15;
+    for (i = 0; i < 16; i++)
+        x[i] = st->in[i];
+    CT_FN(vrounds_x)(x, 0);
+    for (i = 0; i < 16; i++)
+        st->out[i] = x[i];
 #endif
 }
 
 /*
- * Feed-forward and 4x4 transpose of words 4g..4g+3 after vrounds: w[j] =
- * row g (bytes 16g..16g+15) of the block in lane j of each 128-bit lane,
- * j = 0..3 (for 256-bit vectors the upper 128-bit lane holds block j + 4).
+ * Feed-forward and 4x4 transpose of words 4g..4g+3 of the rounds' output x
+ * and the input state in: w[j] = row g (bytes 16g..16g+15) of the block in
+ * lane j of each 128-bit lane, j = 0..3 (for wider vectors, 128-bit lane L
+ * holds block 4L + j).
  */
-CT_INLINE void CT_FN(vgroup)(CT_V w[4], const CT_FN(state) *st, int g)
+CT_INLINE void CT_FN(vgroup_x)(CT_V w[4], const CT_V x[16],
+                               const CT_V in[16], int g)
 {
-    CT_V w0 = CT_ADD(st->out[4 * g + 0], st->in[4 * g + 0]);
-    CT_V w1 = CT_ADD(st->out[4 * g + 1], st->in[4 * g + 1]);
-    CT_V w2 = CT_ADD(st->out[4 * g + 2], st->in[4 * g + 2]);
-    CT_V w3 = CT_ADD(st->out[4 * g + 3], st->in[4 * g + 3]);
+    CT_V w0 = CT_ADD(x[4 * g + 0], in[4 * g + 0]);
+    CT_V w1 = CT_ADD(x[4 * g + 1], in[4 * g + 1]);
+    CT_V w2 = CT_ADD(x[4 * g + 2], in[4 * g + 2]);
+    CT_V w3 = CT_ADD(x[4 * g + 3], in[4 * g + 3]);
     CT_V t0 = CT_UNPACKLO32(w0, w1), t1 = CT_UNPACKHI32(w0, w1);
     CT_V t2 = CT_UNPACKLO32(w2, w3), t3 = CT_UNPACKHI32(w2, w3);
 
@@ -417,6 +515,42 @@ CT_INLINE void CT_FN(vgroup)(CT_V w[4], const CT_FN(state) *st, int g)
     w[1] = CT_UNPACKHI64(t0, t2);
     w[2] = CT_UNPACKLO64(t1, t3);
     w[3] = CT_UNPACKHI64(t1, t3);
+}
+
+/* CT_FN(vgroup_x) after vrounds, from the state block */
+CT_INLINE void CT_FN(vgroup)(CT_V w[4], const CT_FN(state) *st, int g)
+{
+    CT_FN(vgroup_x)(w, st->out, st->in, g);
+}
+
+
+/* Three horizontal sets from rows a..d, d advanced by step from set to set. */
+CT_INLINE void CT_FN(hsets)(CT_V v[12], CT_V a, CT_V b, CT_V c, CT_V d,
+                            CT_V step)
+{
+    int k;
+
+    for (k = 0; k < 3; k++) {
+        v[4 * k] = a;
+        v[4 * k + 1] = b;
+        v[4 * k + 2] = c;
+        v[4 * k + 3] = d;
+        d = CT_ADD(d, step);
+    }
+}
+
+/*
+ * One double round of the horizontal layout (see CT_FN(hrounds)) on nsets
+ * sets in place, no feed-forward: for kernels that run sets of different
+ * widths side by side.
+ */
+CT_INLINE void CT_FN(hdround)(CT_V v[12], int nsets)
+{
+    CT_DROUND_ROWS(v[0], v[1], v[2], v[3]);
+    if (nsets > 1)
+        CT_DROUND_ROWS(v[4], v[5], v[6], v[7]);
+    if (nsets > 2)
+        CT_DROUND_ROWS(v[8], v[9], v[10], v[11]);
 }
 
 /*
@@ -488,5 +622,7 @@ CT_INLINE void CT_FN(hchacha20)(uint32_t out[8], const uint32_t key[8],
 #undef CT_UNPACKLO64
 #undef CT_UNPACKHI64
 #undef CT_VROUNDS
+#undef CT_VUNROLL
+#undef CT_HXROT
 
 #endif /* CT_PFX */

@@ -9,9 +9,24 @@
  * arrives, then one kernel call makes block 0 (the one-time key) and the
  * keystream of up to HEAD_MAX bytes of text together, so the SIMD kernels run
  * them side by side (block 0 + 7 blocks = one 8-block AVX2 pass); the rest of
- * the text follows on the bulk path.
+ * the text follows on the bulk path. A kernel may ask for another split
+ * (pass_len, head_max in kernel.h), of at most HEAD_LIMIT bytes.
  */
 #define HEAD_MAX 448
+#define HEAD_LIMIT 960
+
+/* How many of len bytes of text ride with block 0 (see chacha20_kernel). */
+static size_t head_len(const chacha20_kernel *k, size_t len)
+{
+    size_t max = k->head_max < HEAD_LIMIT ? k->head_max : HEAD_LIMIT, h;
+
+    if (k->pass_len == 0)
+        return len < HEAD_MAX ? len : HEAD_MAX;
+    if (len <= max)
+        return len;
+    h = (len % k->pass_len) & ~(size_t)63;
+    return h <= max ? h : 0;
+}
 
 void chacha_aead_setup(chacha_aead *a, const chacha20_kernel *chacha,
                        const poly1305_kernel *poly,
@@ -92,15 +107,14 @@ static void start(chacha_aead *a)
 
 /*
  * Block 0 and the first bytes of text in one kernel call; returns how many
- * bytes of text it took (all of len, up to HEAD_MAX).
+ * bytes of text it took (all of len, or whole blocks: bulk path aligned).
  */
 static size_t start_with_text(chacha_aead *a, uint8_t *out, const uint8_t *in,
                               size_t len, int enc)
 {
-    uint8_t buf[64 + HEAD_MAX];
+    uint8_t buf[64 + HEAD_LIMIT];
 
-    if (len > HEAD_MAX)
-        len = HEAD_MAX;                 /* a multiple of 64: bulk path aligned */
+    len = head_len(a->cs.kernel, len);
     memset(buf, 0, 64);
     memcpy(buf + 64, in, len);
     set_counter(a, 0);

@@ -6,8 +6,9 @@
 /*
  * What this CPU and OS run, minus what CHACHA_PROVIDER_DISABLE hides (a
  * comma-separated list of ssse3, avx2, avx512f, avx512vl, avx512bw,
- * avx512ifma, bmi2, adx, neon, or "all"; like OPENSSL_ia32cap for OpenSSL,
- * it can only take features away). Thread-safe; read once.
+ * avx512ifma, bmi2, adx, neon, zmm (the preference CHACHA_CAP_ZMM_FAST), or
+ * "all"; like OPENSSL_ia32cap for OpenSSL, it can only take features away).
+ * Thread-safe; read once.
  */
 unsigned int chacha_cpu_caps(void);
 

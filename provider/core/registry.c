@@ -7,9 +7,12 @@
 #include "registry.h"
 
 #if defined(CHACHA_HAVE_X86_64_SIMD)
+extern const chacha20_kernel chacha20_avx512_kernel;
 extern const chacha20_kernel chacha20_avx2_kernel;
 extern const chacha20_kernel chacha20_ssse3_kernel;
+extern const poly1305_kernel poly1305_ifma_kernel;
 extern const poly1305_kernel poly1305_avx2_kernel;
+extern const chacha20_poly1305_kernel chacha20_poly1305_avx512_kernel;
 extern const chacha20_poly1305_kernel chacha20_poly1305_avx2_kernel;
 #endif
 #if defined(CHACHA_HAVE_NEON)
@@ -22,6 +25,7 @@ extern const chacha20_poly1305_kernel chacha20_poly1305_neon_kernel;
 
 const chacha20_kernel *const chacha20_kernels[] = {
 #if defined(CHACHA_HAVE_X86_64_SIMD)
+    &chacha20_avx512_kernel,
     &chacha20_avx2_kernel,
     &chacha20_ssse3_kernel,
 #endif
@@ -34,6 +38,7 @@ const chacha20_kernel *const chacha20_kernels[] = {
 
 const poly1305_kernel *const poly1305_kernels[] = {
 #if defined(CHACHA_HAVE_X86_64_SIMD)
+    &poly1305_ifma_kernel,
     &poly1305_avx2_kernel,
 #endif
 #if defined(CHACHA_HAVE_NEON) && defined(__aarch64__)
@@ -45,6 +50,7 @@ const poly1305_kernel *const poly1305_kernels[] = {
 
 const chacha20_poly1305_kernel *const chacha20_poly1305_kernels[] = {
 #if defined(CHACHA_HAVE_X86_64_SIMD)
+    &chacha20_poly1305_avx512_kernel,
     &chacha20_poly1305_avx2_kernel,
 #endif
 #if defined(CHACHA_HAVE_NEON) && defined(__aarch64__)
@@ -117,6 +123,16 @@ static int entry(enum chacha_primitive prim, size_t i, const void **k,
     return 1;
 }
 
+/*
+ * What auto also asks of a kernel: of a zmm kernel, a CPU that keeps its
+ * clock for zmm (else the AVX2 ones are the choice). Forcing one by name
+ * still works there.
+ */
+static unsigned int zmm_preference(unsigned int caps)
+{
+    return (caps & CHACHA_CAP_AVX512F) ? CHACHA_CAP_ZMM_FAST : 0;
+}
+
 static const void *select_kernel(enum chacha_primitive prim, const char *name,
                                  enum chacha_select_status *status)
 {
@@ -128,7 +144,8 @@ static const void *select_kernel(enum chacha_primitive prim, const char *name,
 
     *status = CHACHA_SELECT_OK;
     for (i = 0; entry(prim, i, &k, &kname, &caps); i++) {
-        if (auto_pick ? chacha_caps_ok(caps) : strcmp(kname, name) == 0) {
+        if (auto_pick ? chacha_caps_ok(caps | zmm_preference(caps))
+                      : strcmp(kname, name) == 0) {
             if (chacha_caps_ok(caps))
                 return k;
             *status = CHACHA_SELECT_UNSUPPORTED;
@@ -161,7 +178,7 @@ const chacha20_poly1305_kernel *chacha_select_fused(const chacha20_kernel *c,
         const chacha20_poly1305_kernel *f = chacha20_poly1305_kernels[i];
 
         if (f->chacha == c && f->poly == p && chacha_caps_ok(f->caps))
-            return f;
+            return f;     /* a pair forced on a slow-zmm CPU fuses too */
     }
     return NULL;
 }

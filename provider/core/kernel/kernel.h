@@ -22,6 +22,12 @@
 #define CHACHA_CAP_BMI2       (1u << 6)
 #define CHACHA_CAP_ADX        (1u << 7)
 #define CHACHA_CAP_NEON       (1u << 8)
+/*
+ * Not a feature but a preference: set unless the CPU is one that slows its
+ * clock down for 512-bit vectors (Intel Skylake-SP to Tiger Lake). No kernel
+ * needs it; `auto` passes over the AVX-512F kernels without it.
+ */
+#define CHACHA_CAP_ZMM_FAST   (1u << 9)
 
 /*
  * out[i] = in[i] ^ keystream[i] for i in [0, len), where the keystream starts at
@@ -48,6 +54,15 @@ typedef struct {
     unsigned int caps;         /* CHACHA_CAP_* bits the CPU must have */
     chacha20_xor_fn *xor_stream;
     hchacha20_fn *hchacha20;   /* NULL: the portable one */
+    /*
+     * For the AEAD core, which makes block 0 (the one-time key) in the same
+     * call as the first text. 0: up to 448 bytes of text ride along (one
+     * 8-block pass). Else pass_len is the bulk pass in bytes: a text of at
+     * most head_max bytes rides along whole; of a longer one, the part that
+     * does not fill whole passes (len % pass_len, whole blocks) rides along
+     * if at most head_max bytes, so that the rest runs in whole passes.
+     */
+    unsigned int pass_len, head_max;
 } chacha20_kernel;
 
 /*

@@ -158,6 +158,13 @@ static inline void poly1305_r64_blocks(poly1305_r64 *p, const uint8_t *in,
     const uint64_t r0 = p->r[0], r1 = p->r[1];
     uint64_t t, c;
 
+    /*
+     * Keep the accumulator words apart: gcc would load h[0..1] as one
+     * 16-byte vector, which the two 8-byte stores a vector kernel leaves
+     * cannot forward to (Zen 4: ~50 cycles lost on a block after its run).
+     */
+    __asm__("" : "+r"(h[0]), "+r"(h[1]));
+
     while (nb--) {
         /* h += m (h2 <= 4 before, so at most 6 after) */
         t = chacha_load_le64(in);
@@ -211,8 +218,8 @@ static inline void poly1305_r64_from_26(poly1305_r64 *p, uint64_t t[5])
     p->h[2] = (uint64_t)(acc >> 64);
 }
 
-/* tag = ((h mod 2^130-5) + s) mod 2^128 */
-static inline void poly1305_r64_emit(const poly1305_r64 *p, uint8_t mac[16])
+/* tag = ((h mod 2^130-5) + s) mod 2^128, as two 64-bit words */
+static inline void poly1305_r64_tag(const poly1305_r64 *p, uint64_t tag[2])
 {
     uint64_t h0 = p->h[0], h1 = p->h[1], h2 = p->h[2], g0, g1, g2, mask;
     poly1305_u128 t;
@@ -238,8 +245,17 @@ static inline void poly1305_r64_emit(const poly1305_r64 *p, uint8_t mac[16])
     t = (poly1305_u128)h0 + p->s[0];
     h0 = (uint64_t)t;
     h1 += p->s[1] + (uint64_t)(t >> 64);
-    chacha_store_le64(mac, h0);
-    chacha_store_le64(mac + 8, h1);
+    tag[0] = h0;
+    tag[1] = h1;
+}
+
+static inline void poly1305_r64_emit(const poly1305_r64 *p, uint8_t mac[16])
+{
+    uint64_t tag[2];
+
+    poly1305_r64_tag(p, tag);
+    chacha_store_le64(mac, tag[0]);
+    chacha_store_le64(mac + 8, tag[1]);
 }
 
 #endif
