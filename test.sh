@@ -13,7 +13,9 @@ logdir=$build/logs
 passed=0
 failed=0
 
-log() { printf '\n=== %s\n' "$*"; }
+t0=$(date +%s)
+# each job's header says when it started (seconds into the run): CI's budget
+log() { printf '\n=== %s (at %ss)\n' "$*" $(($(date +%s) - t0)); }
 
 # Add the "N passed, N failed" lines found in test logs to the totals.
 count_logs() {
@@ -126,5 +128,6 @@ else
 fi
 
 echo
+echo "test.sh: $(($(date +%s) - t0)) s in all"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -27,7 +27,11 @@ mkdir -p "$build"
 cd "$build" || exit 1
 if [ "$arch" = armv7 ] && [ -e "$S/usr/lib/arm-linux-gnueabihf/libcrypto.so" ] \
         && ! dpkg-query -W libssl-dev:armhf >/dev/null 2>&1; then
-    # the armhf libcrypto unpacked by arm-setup.sh, not installed
+    # the armhf libcrypto (and libsodium) unpacked by arm-setup.sh, not installed
+    if [ -e "$S/usr/lib/arm-linux-gnueabihf/libsodium.so" ]; then
+        set -- SODIUM_CFLAGS="-I$S/usr/include" \
+            SODIUM_LIBS="-L$S/usr/lib/arm-linux-gnueabihf -lsodium" "$@"
+    fi
     "$top/configure" --host=$host --enable-werror PKG_CONFIG=/bin/false \
         CRYPTO_CFLAGS="-I$S/usr/include -I$S/usr/include/arm-linux-gnueabihf" \
         CRYPTO_LIBS="-L$S/usr/lib/arm-linux-gnueabihf -lcrypto" \

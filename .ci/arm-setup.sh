@@ -62,20 +62,26 @@ fi
 #    CRYPTO_LIBS="-L$S/usr/lib/arm-linux-gnueabihf -lcrypto" (S=/opt/armhf-openssl)
 #    and run with qemu-arm -L /usr/arm-linux-gnueabihf -E LD_LIBRARY_PATH=$S/usr/lib/arm-linux-gnueabihf.
 armhf_sysroot=/opt/armhf-openssl
+#    libsodium (the XChaCha differential's reference) comes the same way.
 if [ "$want_armhf_ssl" = 1 ] && { { ! have_pkg libssl-dev:armhf \
         && [ ! -e "$armhf_sysroot/usr/lib/arm-linux-gnueabihf/libcrypto.so" ]; } \
+        || { ! have_pkg libsodium-dev:armhf \
+        && [ ! -e "$armhf_sysroot/usr/lib/arm-linux-gnueabihf/libsodium.so" ]; } \
         || [ ! -x "$armhf_sysroot/usr/bin/openssl" ]; }; then
     added=0
     has_arch armhf || { dpkg --add-architecture armhf; added=1; }
-    if apt_update && install_missing libssl-dev:armhf; then
-        # the armhf openssl CLI, unpacked (as for arm64) for the CLI tests
+    if apt_update && install_missing libssl-dev:armhf libsodium-dev:armhf; then
+        # the armhf openssl CLI, unpacked (as for arm64) for the CLI tests;
+        # no libraries of an earlier unpack may stay beside it
+        rm -rf "$armhf_sysroot"
         d=$(mktemp -d) && chmod 755 "$d"
         (cd "$d" && apt-get download -q "openssl:armhf=$(dpkg-query -W -f='${Version}' libssl3:armhf)") &&
             dpkg -x "$d"/openssl_*_armhf.deb "$armhf_sysroot"
         rm -rf "$d"
     else
         d=$(mktemp -d) && chmod 755 "$d"
-        if (cd "$d" && apt-get download -q libssl3:armhf libssl-dev:armhf openssl:armhf); then
+        if (cd "$d" && apt-get download -q libssl3:armhf libssl-dev:armhf openssl:armhf \
+                libsodium23:armhf libsodium-dev:armhf); then
             rm -rf "$armhf_sysroot"
             for f in "$d"/*.deb; do dpkg -x "$f" "$armhf_sysroot"; done
             echo "arm-setup: libssl-dev:armhf not installable; unpacked into $armhf_sysroot" >&2
