@@ -48,7 +48,9 @@ case $cpuinfo in OPENSSL_ia32cap=0x*:0x*)
     elif [ $((w2 & (1 << 5))) -ne 0 ]; then ossl_path="AVX2"
     else ossl_path="SSSE3 or scalar"; fi ;;
 esac
-echo "== OpenSSL's CPU path: ${cpuinfo:-unknown}${ossl_path:+ -> OpenSSL's asm uses $ossl_path}"
+asm_uses=
+[ -n "$ossl_path" ] && asm_uses=" -> OpenSSL's asm uses $ossl_path"
+echo "== OpenSSL's CPU path: ${cpuinfo:-unknown}$asm_uses"
 [ -n "${OPENSSL_ia32cap:-}" ] && echo "   (OPENSSL_ia32cap=$OPENSSL_ia32cap is set in this shell)"
 echo
 

@@ -31,7 +31,8 @@ awk -F, -v dir="$tmp" '
       print $(NF - 3), $NF > file[key] }' "$csv"
 
 panel() { # panel MODE TITLE [LABEL OF THE 1.0 LINE]
-    set -- "$1" "$2" "${3:-1.0: same speed as OpenSSL's default}" \
+    parity="1.0: same speed as the default provider"
+    set -- "$1" "$2" "${3:-$parity}" \
         "$(ls "$tmp/$1".[0-9]* 2>/dev/null | grep -v '\.name$' | sort -t. -k2 -n)"
     [ -n "$4" ] || return 0
     printf 'set title "%s" noenhanced\n' "$2"
