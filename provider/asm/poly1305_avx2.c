@@ -25,8 +25,6 @@
 # error "poly1305_avx2.c needs -mavx2 on x86-64"
 #endif
 
-typedef poly1305_u128 u128;
-
 /*
  * Shortest blocks() run that takes the vector path (powers of r computed on
  * the way included). Zen 3, GCC 12, whole MACs in rdtsc ticks: 192 bytes
@@ -496,8 +494,7 @@ static void vector_blocks(poly1305_avx2_st *p, const uint8_t *in, size_t ng,
     _Alignas(32) uint64_t t4[9][4];      /* r^4 in every lane */
     _Alignas(32) uint64_t k[2][4];
     __m256i m0, m1, m2, m3, m4;
-    uint64_t l[5], t[5], c;
-    u128 acc;
+    uint64_t l[5], t[5];
     int i;
 
     if (!p->have_powers)
@@ -556,17 +553,7 @@ static void vector_blocks(poly1305_avx2_st *p, const uint8_t *in, size_t ng,
     chacha_wipe(l, sizeof(l));
 
     /* carry to 26-bit limbs (each sum < 2^61), then repack to 2^64 */
-    c = t[0] >> 26; t[0] &= M26; t[1] += c;
-    c = t[1] >> 26; t[1] &= M26; t[2] += c;
-    c = t[2] >> 26; t[2] &= M26; t[3] += c;
-    c = t[3] >> 26; t[3] &= M26; t[4] += c;
-    c = t[4] >> 26; t[4] &= M26; t[0] += c * 5;
-    c = t[0] >> 26; t[0] &= M26; t[1] += c;
-    acc = (u128)t[0] + ((u128)t[1] << 26) + ((u128)t[2] << 52);
-    p->sc.h[0] = (uint64_t)acc;
-    acc = (acc >> 64) + ((u128)t[3] << 14) + ((u128)t[4] << 40);
-    p->sc.h[1] = (uint64_t)acc;
-    p->sc.h[2] = (uint64_t)(acc >> 64);
+    poly1305_r64_from_26(&p->sc, t);
 }
 
 static void avx2_init(poly1305_state *st, const uint8_t key[32])
