@@ -22,13 +22,13 @@ aarch64)
     set -- "neon cortex-a53" "neon max" "portable max"
     ;;
 armv7)
-    if dpkg-query -W -f='${Status}' libc6:armhf 2>/dev/null | grep -q 'install ok installed'; then
-        # libssl-dev:armhf brought the armhf glibc: its loader, not the
-        # cross one (a loader of another glibc build crashes fork and threads)
-        emu="qemu-arm -L /"
-    else
-        emu="qemu-arm -L /usr/arm-linux-gnueabihf -E LD_LIBRARY_PATH=$S/usr/lib/arm-linux-gnueabihf"
-    fi
+    # the loader of the glibc the libraries run with: the armhf glibc's where
+    # libssl-dev:armhf brought it, else the cross toolchain's (a loader of
+    # another glibc build crashes fork and threads); libcrypto from the
+    # private sysroot where arm-setup.sh unpacked it there
+    root=/usr/arm-linux-gnueabihf
+    dpkg-query -W -f='${Status}' libc6:armhf 2>/dev/null | grep -q 'install ok installed' && root=/
+    emu="qemu-arm -L $root -E LD_LIBRARY_PATH=$S/usr/lib/arm-linux-gnueabihf"
     cli=$S/usr/bin/openssl
     set -- "neon cortex-a7" "portable cortex-r5f"
     ;;

@@ -61,8 +61,8 @@ fi
 #    CRYPTO_CFLAGS="-I$S/usr/include -I$S/usr/include/arm-linux-gnueabihf"
 #    CRYPTO_LIBS="-L$S/usr/lib/arm-linux-gnueabihf -lcrypto" (S=/opt/armhf-openssl)
 #    and run with qemu-arm -L /usr/arm-linux-gnueabihf -E LD_LIBRARY_PATH=$S/usr/lib/arm-linux-gnueabihf.
-armhf_sysroot=/opt/armhf-openssl
 #    libsodium (the XChaCha differential's reference) comes the same way.
+armhf_sysroot=/opt/armhf-openssl
 if [ "$want_armhf_ssl" = 1 ] && { { ! have_pkg libssl-dev:armhf \
         && [ ! -e "$armhf_sysroot/usr/lib/arm-linux-gnueabihf/libcrypto.so" ]; } \
         || { ! have_pkg libsodium-dev:armhf \
