@@ -88,7 +88,15 @@ static inline void chacha_wipe(void *p, size_t len)
     unsigned char *b = (unsigned char *)p;
     size_t i;
 
-    for (i = 0; i + 32 <= len; i += 32) {
+    /* 128 bytes a step: one loop branch for four stores, not one for each */
+    for (i = 0; i + 128 <= len; i += 128) {
+        *(zero32 *)(void *)(b + i) = (zero32){ 0 };
+        *(zero32 *)(void *)(b + i + 32) = (zero32){ 0 };
+        *(zero32 *)(void *)(b + i + 64) = (zero32){ 0 };
+        *(zero32 *)(void *)(b + i + 96) = (zero32){ 0 };
+        __asm__ __volatile__("" : : "r"(b) : "memory");
+    }
+    for (; i + 32 <= len; i += 32) {
         *(zero32 *)(void *)(b + i) = (zero32){ 0 };
         __asm__ __volatile__("" : : "r"(b) : "memory");
     }
