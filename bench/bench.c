@@ -5,7 +5,8 @@
  * to one core. Measurements alternate between the two providers, repeat, and
  * keep the best of each, so a noisy machine hurts both alike.
  *
- *   bench [--quick] [--only chacha20|aead|poly1305|xchacha] [--openssl-avx2] [--csv FILE]
+ *   bench [--quick] [--only chacha20|aead|poly1305|xchacha] [--openssl-avx2]
+ *         [--sizes N,N,...] [--csv FILE]
  *
  * --csv FILE appends one row per cell (mode,pattern,bytes,ours_mbs,
  * default_mbs,ratio) and, when FILE is empty, a header; bench/chart.sh
@@ -236,7 +237,10 @@ static double measure(job *j, run_fn *fn, long *iters_io, double target)
     return (double)iters * (double)j->len / dt / 1e6;
 }
 
-static const size_t sizes[] = { 16, 64, 256, 1024, 8192, 16384, 1 << 20 };
+/* message sizes of every table; --sizes replaces them (e.g. 1000,16400:
+   lengths that are not a multiple of OpenSSL's 128-byte Poly1305 step) */
+static size_t sizes[16] = { 16, 64, 256, 1024, 8192, 16384, 1 << 20 };
+static size_t nsizes = 7;
 
 /* One side of a comparison: an algorithm from a provider (or libsodium). */
 typedef struct {
@@ -253,7 +257,7 @@ static void compare(const char *title, const char *peer, int enc, side a, side b
 
     printf("\n%s\n", title);
     printf("%10s %12s %12s %8s\n", "bytes", "ours MB/s", peer, "ratio");
-    for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+    for (i = 0; i < nsizes; i++) {
         job ours = { a.alg, NULL, NULL, NULL, sizes[i], enc, { 0 }, ctbuf[0] };
         job other = { b.alg, NULL, NULL, NULL, sizes[i], enc, { 0 }, ctbuf[1] };
         double best_o = 0, best_d = 0, v;
@@ -392,12 +396,30 @@ int main(int argc, char **argv)
             die("re-exec");
         } else if (strcmp(argv[i], "--quiet-mode-avx2") == 0) {
             mode = "openssl-avx2";     /* already re-executed */
+        } else if (strcmp(argv[i], "--sizes") == 0 && i + 1 < argc) {
+            char *p = argv[++i], *end;
+
+            for (nsizes = 0; *p != '\0' && nsizes < sizeof(sizes) / sizeof(sizes[0]);
+                 p = *end == ',' ? end + 1 : end) {
+                unsigned long long n = strtoull(p, &end, 10);
+
+                if (end == p || n == 0 || n > ((size_t)1 << 20) || (*end != ',' && *end != '\0')) {
+                    fprintf(stderr, "bench: --sizes wants sizes 1..1048576, comma-separated\n");
+                    return 2;
+                }
+                sizes[nsizes++] = (size_t)n;
+            }
+            if (*p != '\0') {
+                fprintf(stderr, "bench: --sizes takes at most %zu sizes\n",
+                        sizeof(sizes) / sizeof(sizes[0]));
+                return 2;
+            }
         } else if (strcmp(argv[i], "--csv") == 0 && i + 1 < argc) {
             csv = fopen(argv[++i], "a");
             if (csv == NULL)
                 die("opening the CSV file");
         } else {
-            fprintf(stderr, "usage: %s [--quick] [--only chacha20|aead|poly1305|xchacha] [--openssl-avx2] [--csv FILE]\n",
+            fprintf(stderr, "usage: %s [--quick] [--only chacha20|aead|poly1305|xchacha] [--openssl-avx2] [--sizes N,N,...] [--csv FILE]\n",
                     argv[0]);
             return 2;
         }

@@ -11,9 +11,11 @@
  * registers). Negative control: a deliberately leaky function must be
  * caught. Run directly (not once per backend).
  * By default it asserts the AVX-512 kernels (avx512, ifma, avx512-fused)
- * and reports on the others; STACK_RESIDUE_ALL=1 asserts every kernel.
- * (Reported, Zen 4, gcc 12: keystream left by ssse3 from 200 bytes, by avx2
- * and avx2-fused at some lengths; the key by portable and ssse3.)
+ * and the NEON ones (neon, neon-fused) and reports on the others;
+ * STACK_RESIDUE_ALL=1 asserts every kernel. An instrumented build
+ * (-DCHACHA_TEST_INSTRUMENTED_FRAMES) asserts only the negative control.
+ * (Reported, Zen 4: with gcc 12 nothing; with clang 14 r by the avx2
+ * Poly1305, keystream by avx2-fused at some lengths.)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,8 +56,18 @@ static int assert_all;
 
 static int asserted(const char *who)
 {
+#ifdef CHACHA_TEST_INSTRUMENTED_FRAMES
+    /*
+     * A build whose instrumentation spills what the optimised code keeps in
+     * registers (the aarch64 UBSan job: -O1, checks on every add): there
+     * only the negative control is asserted, the kernels are reported.
+     */
+    if (strcmp(who, "control") != 0)
+        return 0;
+#endif
     return assert_all || strcmp(who, "avx512") == 0 || strcmp(who, "ifma") == 0
-           || strcmp(who, "avx512-fused") == 0 || strcmp(who, "control") == 0;
+           || strcmp(who, "avx512-fused") == 0 || strcmp(who, "neon") == 0
+           || strcmp(who, "neon-fused") == 0 || strcmp(who, "control") == 0;
 }
 
 static void check(int ok, const char *who, const char *what, size_t len)

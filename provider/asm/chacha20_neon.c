@@ -133,10 +133,12 @@ NEON_INLINE void xor_block(uint8_t *out, const uint8_t *in, size_t len,
 
 /*
  * The compiler spills round state and key rows to the frames of the passes
- * and of the short path (-fstack-usage, GCC 12: hybrid_plain 144 bytes,
- * hybrid_mac 192, xor_short 256 on aarch64, 264 on ARMv7): their callers
- * burn that much stack and more right after them (chacha_burn_stack; AAPCS
- * has no red zone), so that nothing derived from the key stays there.
+ * and, on ARMv7, of the short path (-fstack-usage, GCC 12: hybrid_plain 144
+ * bytes, hybrid_mac 192, xor_short 264 on ARMv7): their callers burn that
+ * much stack and more right after them (chacha_burn_stack; AAPCS has no red
+ * zone), so that nothing derived from the key stays there. On aarch64
+ * xor_short spills nothing (its 128-byte frame: the saved d8-d15 and the
+ * partial-block buffer, wiped) and needs no burn (see xor_rest).
  */
 #define BURN_PASSES 1024
 #define BURN_SHORT 512
@@ -434,8 +436,26 @@ chacha20_neon_hybrid(uint8_t *out, const uint8_t *in, size_t n,
 #endif
 
 /*
- * Input too short for hybrid passes: 4-block passes, then 1..3 rows. Out of
- * line, so that its frame is below the burning caller's.
+ * 0..192 bytes in 1..3 rows. On AArch64 few enough registers that nothing
+ * spills (test_stack_residue asserts it): see xor_rest.
+ */
+NEON_INLINE void xor_rows(uint8_t *out, const uint8_t *in, size_t len,
+                          const uint32x4_t r[4])
+{
+    uint32x4_t row[4] = { r[0], r[1], r[2], r[3] };
+
+    if (len > 128)
+        chacha20_neon_3rows(out, in, len, row);
+    else if (len > 64)
+        chacha20_neon_2rows(out, in, len, row);
+    else if (len > 0)
+        chacha20_neon_1rows(out, in, len, row);
+}
+
+/*
+ * Input too short for hybrid passes: 4-block passes (ARMv7: 3-row passes),
+ * then 1..3 rows. Out of line, so that its frame is below the burning
+ * caller's.
  */
 static __attribute__((noinline)) void
 xor_short(uint8_t *out, const uint8_t *in, size_t len, const uint32_t key[8],
@@ -450,14 +470,21 @@ xor_short(uint8_t *out, const uint8_t *in, size_t len, const uint32_t key[8],
 
 #if NEON_VERTICAL_4BLOCKS
     /* 129..192 bytes are left to 3 rows: cheaper than a 4-block pass */
-    if (len > 192) {
+    {
         uint32x4_t ctr = vaddq_u32(vdupq_laneq_u32(row[3], 0),
                                    vld1q_u32(lane_index));
-        const uint32x4_t r4[4] = {
+        uint32x4_t r4[4] = {
             row[0], row[1], row[2], vsetq_lane_u32(0, row[3], 0)
         };
 
         while (len > 192) {
+            /*
+             * The rows look changed to the compiler at every pass, so it
+             * broadcasts their words in the pass: hoisted, they took 15
+             * registers across the loop and gcc spilled key words to the
+             * stack, which then needed a burn.
+             */
+            __asm__("" : "+w"(r4[0]), "+w"(r4[1]), "+w"(r4[2]), "+w"(r4[3]));
             chacha20_neon_4blocks(out, in, len, r4, ctr);
             if (len <= 256)
                 return;
@@ -466,7 +493,11 @@ xor_short(uint8_t *out, const uint8_t *in, size_t len, const uint32_t key[8],
             in += 256;
             len -= 256;
         }
-        row[3] = vsetq_lane_u32(vgetq_lane_u32(ctr, 0), row[3], 0);
+        /* from r4, so that row[] is not live across the loop */
+        row[0] = r4[0];
+        row[1] = r4[1];
+        row[2] = r4[2];
+        row[3] = vsetq_lane_u32(vgetq_lane_u32(ctr, 0), r4[3], 0);
     }
 #else
     /* ARMv7: 3-row passes (see the top of the file) */
@@ -478,12 +509,36 @@ xor_short(uint8_t *out, const uint8_t *in, size_t len, const uint32_t key[8],
         len -= 192;
     }
 #endif
-    if (len > 128)
-        chacha20_neon_3rows(out, in, len, row);
-    else if (len > 64)
-        chacha20_neon_2rows(out, in, len, row);
-    else if (len > 0)
-        chacha20_neon_1rows(out, in, len, row);
+    xor_rows(out, in, len, row);
+}
+
+/*
+ * Input too short for hybrid passes, from any caller outside the passes.
+ * AArch64 (32 vector registers) spills nothing on this path (asserted by
+ * test_stack_residue), like the AVX-512 kernels: rows inline up to 192
+ * bytes, xor_short beyond, no burn. ARMv7 (16) spills the key rows even in
+ * the rows: xor_short, then its frame burnt.
+ */
+NEON_INLINE void xor_rest(uint8_t *out, const uint8_t *in, size_t len,
+                          const uint32_t key[8], const uint32_t counter[4])
+{
+#if NEON_VERTICAL_4BLOCKS
+    if (len <= 192) {
+        const uint32x4_t row[4] = {
+            vld1q_u32(sigma), vld1q_u32(key), vld1q_u32(key + 4),
+            vld1q_u32(counter)
+        };
+
+        xor_rows(out, in, len, row);
+    } else {
+        xor_short(out, in, len, key, counter);
+    }
+#else
+    if (len > 0) {
+        xor_short(out, in, len, key, counter);
+        chacha_burn_stack(BURN_SHORT);
+    }
+#endif
 }
 
 #if NEON_VERTICAL_4BLOCKS
@@ -497,11 +552,8 @@ xor_long(uint8_t *out, const uint8_t *in, size_t len, const uint32_t key[8],
                               counter[2], counter[3] };
 
     chacha20_neon_hybrid(out, in, n, key, counter);
-    if (len > n * HYBRID_BYTES) {
-        xor_short(out + n * HYBRID_BYTES, in + n * HYBRID_BYTES,
-                  len - n * HYBRID_BYTES, key, ctr);
-        chacha_burn_stack(BURN_SHORT);
-    }
+    xor_rest(out + n * HYBRID_BYTES, in + n * HYBRID_BYTES,
+             len - n * HYBRID_BYTES, key, ctr);
 }
 #endif
 
@@ -514,10 +566,7 @@ static void chacha20_xor_neon(uint8_t *out, const uint8_t *in, size_t len,
         return;
     }
 #endif
-    if (len > 0) {
-        xor_short(out, in, len, key, counter);
-        chacha_burn_stack(BURN_SHORT);
-    }
+    xor_rest(out, in, len, key, counter);
 }
 
 const chacha20_kernel chacha20_neon_kernel = {
@@ -582,7 +631,7 @@ static void xor_mac_neon(uint8_t *out, const uint8_t *in, size_t len,
             ctr[0] += (uint32_t)(6 * (n - 1));
         }
         done = n * HYBRID_BYTES;
-        xor_short(out + done, in + done, len - done, key, ctr);
+        xor_rest(out + done, in + done, len - done, key, ctr);
     } else {
         chacha20_neon_hybrid_mac(out, in, n, key, ctr, &m);
         ctr[0] += (uint32_t)(6 * n);
@@ -595,7 +644,7 @@ static void xor_mac_neon(uint8_t *out, const uint8_t *in, size_t len,
     poly1305_r64_blocks(p, (enc ? out : in) + done, (len - done) / 16, 1);
     if (!enc) {
         done = n * HYBRID_BYTES;
-        xor_short(out + done, in + done, len - done, key, ctr);
+        xor_rest(out + done, in + done, len - done, key, ctr);
     }
     chacha_wipe(&m, sizeof(m));
 }

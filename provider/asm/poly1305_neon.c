@@ -245,8 +245,12 @@ static void neon_emit(poly1305_state *st, uint8_t mac[16])
     poly1305_neon_st *p = (poly1305_neon_st *)st->opaque;
 
     poly1305_r64_emit(&p->sc, mac);
-    /* the powers of r exist only if a long run took the vector path */
-    chacha_wipe(st->opaque, p->have_powers ? sizeof(*p) : sizeof(p->sc));
+    /* the powers of r exist only if a long run took the vector path (two
+       constant sizes: each wipe a few straight stores) */
+    if (p->have_powers)
+        chacha_wipe(st->opaque, sizeof(*p));
+    else
+        chacha_wipe(st->opaque, sizeof(p->sc));
 }
 
 const poly1305_kernel poly1305_neon_kernel = {
