@@ -118,10 +118,10 @@ typedef struct {
     __m512i ctr;
 } c5_run;
 
-C5_INLINE void c5_run_setup(c5_run *run, const uint32_t key[8],
+/* The input words and the first pass's counters of run (no pre). */
+C5_INLINE void c5_run_words(c5_run *run, const uint32_t key[8],
                             const uint32_t counter[4])
 {
-    __m512i x[16];
     int i;
 
     run->in[0] = CHACHA_SIGMA0;
@@ -134,17 +134,37 @@ C5_INLINE void c5_run_setup(c5_run *run, const uint32_t key[8],
     run->in[13] = counter[1];
     run->in[14] = counter[2];
     run->in[15] = counter[3];
-#define C5_LOAD_IN(i) x[i] = _mm512_set1_epi32((int)run->in[i]);
-#define C5_STORE_PRE(i) \
-    run->pre[i] = (uint32_t)_mm_cvtsi128_si32(_mm512_castsi512_si128(x[i]));
-    C5_EACH16(C5_LOAD_IN)
-    z512_vround_pre(x);
-    C5_EACH16(C5_STORE_PRE)
-#undef C5_LOAD_IN
-#undef C5_STORE_PRE
     run->ctr = _mm512_add_epi32(_mm512_set1_epi32((int)counter[0]),
                                 _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8,
                                                   9, 10, 11, 12, 13, 14, 15));
+}
+
+/* x = the input words of run, broadcast, after z512_vround_pre. */
+C5_INLINE void c5_run_pre_x(__m512i x[16], const c5_run *run)
+{
+#define C5_LOAD_IN(i) x[i] = _mm512_set1_epi32((int)run->in[i]);
+    C5_EACH16(C5_LOAD_IN)
+#undef C5_LOAD_IN
+    z512_vround_pre(x);
+}
+
+/* The pre-round words of x (after c5_run_pre_x) kept in run for its passes. */
+C5_INLINE void c5_run_keep_pre(c5_run *run, const __m512i x[16])
+{
+#define C5_STORE_PRE(i) \
+    run->pre[i] = (uint32_t)_mm_cvtsi128_si32(_mm512_castsi512_si128(x[i]));
+    C5_EACH16(C5_STORE_PRE)
+#undef C5_STORE_PRE
+}
+
+C5_INLINE void c5_run_setup(c5_run *run, const uint32_t key[8],
+                            const uint32_t counter[4])
+{
+    __m512i x[16];
+
+    c5_run_words(run, key, counter);
+    c5_run_pre_x(x, run);
+    c5_run_keep_pre(run, x);
 }
 
 /* The state of the next 16 blocks of run in x, ready for z512_vdround_pre. */
