@@ -477,7 +477,9 @@ xor_short(uint8_t *out, const uint8_t *in, size_t len, const uint32_t key[8],
             row[0], row[1], row[2], vsetq_lane_u32(0, row[3], 0)
         };
 
-        while (len > 192) {
+        /* whole passes (a constant length: no per-block tests), then one
+           of 193..256 bytes */
+        while (len > 256) {
             /*
              * The rows look changed to the compiler at every pass, so it
              * broadcasts their words in the pass: hoisted, they took 15
@@ -485,13 +487,15 @@ xor_short(uint8_t *out, const uint8_t *in, size_t len, const uint32_t key[8],
              * stack, which then needed a burn.
              */
             __asm__("" : "+w"(r4[0]), "+w"(r4[1]), "+w"(r4[2]), "+w"(r4[3]));
-            chacha20_neon_4blocks(out, in, len, r4, ctr);
-            if (len <= 256)
-                return;
+            chacha20_neon_4blocks(out, in, 256, r4, ctr);
             ctr = vaddq_u32(ctr, vdupq_n_u32(4));
             out += 256;
             in += 256;
             len -= 256;
+        }
+        if (len > 192) {
+            chacha20_neon_4blocks(out, in, len, r4, ctr);
+            return;
         }
         /* from r4, so that row[] is not live across the loop */
         row[0] = r4[0];
@@ -523,15 +527,15 @@ NEON_INLINE void xor_rest(uint8_t *out, const uint8_t *in, size_t len,
                           const uint32_t key[8], const uint32_t counter[4])
 {
 #if NEON_VERTICAL_4BLOCKS
-    if (len <= 192) {
+    if (len > 192) {
+        xor_short(out, in, len, key, counter);
+    } else {
         const uint32x4_t row[4] = {
             vld1q_u32(sigma), vld1q_u32(key), vld1q_u32(key + 4),
             vld1q_u32(counter)
         };
 
         xor_rows(out, in, len, row);
-    } else {
-        xor_short(out, in, len, key, counter);
     }
 #else
     if (len > 0) {

@@ -129,15 +129,29 @@ static inline void chacha_wipe(void *p, size_t len)
  * compiler spills key and keystream rows that no source-level wipe can
  * name). n covers the deepest frame of those callees (gcc -fstack-usage)
  * plus the 128-byte red zone a leaf may use below its stack pointer.
- * Inlined, so that the stack it allocates starts at the caller's stack
- * pointer, and n, a constant, gives a wipe of straight stores (out of line
- * with n a variable, its loop and tail tests cost aarch64 90 instructions
- * for 512 bytes).
+ * Out of line, so that its alloca is below the caller's frame: inlined with
+ * a constant n, clang 14 makes it a fixed slot of the caller's own frame,
+ * above the callees' (test_stack_residue caught that). n is rounded up to
+ * 128 bytes and wiped in 128-byte steps only: with chacha_wipe's tests for
+ * a tail, a 512-byte burn took 90 instructions on aarch64.
  */
-static inline __attribute__((always_inline, unused)) void
-chacha_burn_stack(size_t n)
+static __attribute__((noinline, unused)) void chacha_burn_stack(size_t n)
 {
-    chacha_wipe(__builtin_alloca(n), n);
+    typedef unsigned char zero32
+        __attribute__((vector_size(32), aligned(1), may_alias));
+    unsigned char *b;
+    size_t i;
+
+    n = (n + 127) & ~(size_t)127;
+    b = (unsigned char *)__builtin_alloca(n);
+    for (i = 0; i < n; i += 128) {
+        *(zero32 *)(void *)(b + i) = (zero32){ 0 };
+        *(zero32 *)(void *)(b + i + 32) = (zero32){ 0 };
+        *(zero32 *)(void *)(b + i + 64) = (zero32){ 0 };
+        *(zero32 *)(void *)(b + i + 96) = (zero32){ 0 };
+        __asm__ __volatile__("" : : "r"(b) : "memory");
+    }
+    __asm__ __volatile__("" : : "r"(b) : "memory");
 }
 
 #endif
