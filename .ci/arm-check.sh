@@ -26,8 +26,8 @@ armv7)
     # libssl-dev:armhf brought it, else the cross toolchain's (a loader of
     # another glibc build crashes fork and threads); libcrypto from the
     # private sysroot where arm-setup.sh unpacked it there
-    root=/usr/arm-linux-gnueabihf
-    dpkg-query -W -f='${Status}' libc6:armhf 2>/dev/null | grep -q 'install ok installed' && root=/
+    # (the same test as bench/arm-common.sh: libc6:armhf ships /lib's loader)
+    root=/; [ -e /lib/ld-linux-armhf.so.3 ] || root=/usr/arm-linux-gnueabihf
     emu="qemu-arm -L $root -E LD_LIBRARY_PATH=$S/usr/lib/arm-linux-gnueabihf"
     cli=$S/usr/bin/openssl
     set -- "neon cortex-a7" "portable cortex-r5f"

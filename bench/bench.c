@@ -409,6 +409,10 @@ int main(int argc, char **argv)
                 }
                 sizes[nsizes++] = (size_t)n;
             }
+            if (nsizes == 0) {
+                fprintf(stderr, "bench: --sizes wants at least one size\n");
+                return 2;
+            }
             if (*p != '\0') {
                 fprintf(stderr, "bench: --sizes takes at most %zu sizes\n",
                         sizeof(sizes) / sizeof(sizes[0]));

@@ -11,8 +11,9 @@
  * registers). Negative control: a deliberately leaky function must be
  * caught. Run directly (not once per backend).
  * Every kernel is asserted (passing with gcc 12 on x86-64, aarch64 and
- * ARMv7, and with clang 14 on x86-64); an instrumented build (-DCHACHA_TEST_INSTRUMENTED_FRAMES) asserts
- * only the negative control and reports the kernels.
+ * ARMv7, and with clang 14 on x86-64); an instrumented build
+ * (-DCHACHA_TEST_INSTRUMENTED_FRAMES) asserts only the negative control and
+ * reports the kernels.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -435,15 +435,23 @@ chacha20_neon_hybrid(uint8_t *out, const uint8_t *in, size_t n,
 }
 #endif
 
+/* The four state rows: constants, key, counter and nonce. */
+NEON_INLINE void load_rows(uint32x4_t row[4], const uint32_t key[8],
+                           const uint32_t counter[4])
+{
+    row[0] = vld1q_u32(sigma);
+    row[1] = vld1q_u32(key);
+    row[2] = vld1q_u32(key + 4);
+    row[3] = vld1q_u32(counter);
+}
+
 /*
  * 0..192 bytes in 1..3 rows. On AArch64 few enough registers that nothing
  * spills (test_stack_residue asserts it): see xor_rest.
  */
 NEON_INLINE void xor_rows(uint8_t *out, const uint8_t *in, size_t len,
-                          const uint32x4_t r[4])
+                          const uint32x4_t row[4])
 {
-    uint32x4_t row[4] = { r[0], r[1], r[2], r[3] };
-
     if (len > 128)
         chacha20_neon_3rows(out, in, len, row);
     else if (len > 64)
@@ -463,10 +471,7 @@ xor_short(uint8_t *out, const uint8_t *in, size_t len, const uint32_t key[8],
 {
     uint32x4_t row[4];
 
-    row[0] = vld1q_u32(sigma);
-    row[1] = vld1q_u32(key);
-    row[2] = vld1q_u32(key + 4);
-    row[3] = vld1q_u32(counter);
+    load_rows(row, key, counter);
 
 #if NEON_VERTICAL_4BLOCKS
     /* 129..192 bytes are left to 3 rows: cheaper than a 4-block pass */
@@ -530,11 +535,9 @@ NEON_INLINE void xor_rest(uint8_t *out, const uint8_t *in, size_t len,
     if (len > 192) {
         xor_short(out, in, len, key, counter);
     } else {
-        const uint32x4_t row[4] = {
-            vld1q_u32(sigma), vld1q_u32(key), vld1q_u32(key + 4),
-            vld1q_u32(counter)
-        };
+        uint32x4_t row[4];
 
+        load_rows(row, key, counter);
         xor_rows(out, in, len, row);
     }
 #else

@@ -568,7 +568,7 @@ static void avx2_init(poly1305_state *st, const uint8_t key[32])
 /*
  * The vector path runs out of line (inlined, clang 14 spilled r in the
  * scalar path beside it). Built with clang 14 it leaves a word of r in its
- * frame (test_stack_residue with STACK_RESIDUE_ALL=1), which its caller
+ * frame (test_stack_residue found it), which its caller
  * burns: frame 1112 bytes (-fstack-usage) + red zone + 64. GCC 12 leaves
  * nothing there, and its builds skip the burn.
  */

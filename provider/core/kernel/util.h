@@ -70,21 +70,33 @@ static inline void chacha_store_le64(uint8_t *p, uint64_t v)
 }
 #endif
 
+/* a 32-byte vector type: one store with AVX, two with SSE2 or NEON */
+typedef unsigned char chacha_zero32
+    __attribute__((vector_size(32), aligned(1), may_alias));
+
+/* Zero the 128 bytes at b: four 32-byte stores, then a compiler barrier. */
+static inline void chacha_zero128(unsigned char *b)
+{
+    *(chacha_zero32 *)(void *)b = (chacha_zero32){ 0 };
+    *(chacha_zero32 *)(void *)(b + 32) = (chacha_zero32){ 0 };
+    *(chacha_zero32 *)(void *)(b + 64) = (chacha_zero32){ 0 };
+    *(chacha_zero32 *)(void *)(b + 96) = (chacha_zero32){ 0 };
+    __asm__ __volatile__("" : : "r"(b) : "memory");
+}
+
 /*
  * Zero len bytes so that the compiler cannot drop the stores as dead: an
  * empty asm statement claims to read the memory. The one wipe of every layer.
- * 32 bytes at a time (one vector store where the file's ISA has them), with
- * the asm inside the loop so that GCC cannot turn it into a memset call or
- * "rep stos", whose start-up costs more than a short message (a 1.3 KB wipe
- * through rep stos took 6% of a 512-byte AVX2 ChaCha20 call on Zen 4).
+ * 128 bytes a step, then 32, then 16/8/4 (vector stores where the file's ISA
+ * has them), with the asm inside the loops so that GCC cannot turn it into a
+ * memset call or "rep stos", whose start-up costs more than a short message
+ * (a 1.3 KB wipe through rep stos took 6% of a 512-byte AVX2 ChaCha20 call
+ * on Zen 4).
  * Inlined, it costs a few stores, where OPENSSL_cleanse() is a call and a
  * byte loop.
  */
 static inline void chacha_wipe(void *p, size_t len)
 {
-    /* a 32-byte vector type: one store with AVX, two with SSE2 or NEON */
-    typedef unsigned char zero32
-        __attribute__((vector_size(32), aligned(1), may_alias));
     typedef unsigned char zero16
         __attribute__((vector_size(16), aligned(1), may_alias));
     typedef uint64_t zero8 __attribute__((aligned(1), may_alias));
@@ -93,15 +105,10 @@ static inline void chacha_wipe(void *p, size_t len)
     size_t i;
 
     /* 128 bytes a step: one loop branch for four stores, not one for each */
-    for (i = 0; i + 128 <= len; i += 128) {
-        *(zero32 *)(void *)(b + i) = (zero32){ 0 };
-        *(zero32 *)(void *)(b + i + 32) = (zero32){ 0 };
-        *(zero32 *)(void *)(b + i + 64) = (zero32){ 0 };
-        *(zero32 *)(void *)(b + i + 96) = (zero32){ 0 };
-        __asm__ __volatile__("" : : "r"(b) : "memory");
-    }
+    for (i = 0; i + 128 <= len; i += 128)
+        chacha_zero128(b + i);
     for (; i + 32 <= len; i += 32) {
-        *(zero32 *)(void *)(b + i) = (zero32){ 0 };
+        *(chacha_zero32 *)(void *)(b + i) = (chacha_zero32){ 0 };
         __asm__ __volatile__("" : : "r"(b) : "memory");
     }
     /* the rest in 16-, 8-, 4-byte stores (not a byte loop: a 56-byte state
@@ -137,21 +144,13 @@ static inline void chacha_wipe(void *p, size_t len)
  */
 static __attribute__((noinline, unused)) void chacha_burn_stack(size_t n)
 {
-    typedef unsigned char zero32
-        __attribute__((vector_size(32), aligned(1), may_alias));
     unsigned char *b;
     size_t i;
 
     n = (n + 127) & ~(size_t)127;
     b = (unsigned char *)__builtin_alloca(n);
-    for (i = 0; i < n; i += 128) {
-        *(zero32 *)(void *)(b + i) = (zero32){ 0 };
-        *(zero32 *)(void *)(b + i + 32) = (zero32){ 0 };
-        *(zero32 *)(void *)(b + i + 64) = (zero32){ 0 };
-        *(zero32 *)(void *)(b + i + 96) = (zero32){ 0 };
-        __asm__ __volatile__("" : : "r"(b) : "memory");
-    }
-    __asm__ __volatile__("" : : "r"(b) : "memory");
+    for (i = 0; i < n; i += 128)
+        chacha_zero128(b + i);
 }
 
 #endif
