@@ -183,6 +183,17 @@ enum chacha_aead_status chacha_aead_text(chacha_aead *a, uint8_t *out,
     if (enc) {
         chacha20_stream_xor(&a->cs, out, in, len);
         poly1305_update(&a->mac, out, len);
+    } else if ((uintptr_t)out >= (uintptr_t)in + len
+               || (uintptr_t)in >= (uintptr_t)out + len) {
+        /*
+         * Apart (public pointers): the keystream first. Its chain is the
+         * long one (one block: ~300 cycles of dependent vector steps), and
+         * the MAC's instructions, issued behind it, run beside it; the
+         * other order leaves the ChaCha20 chain to start after the MAC's
+         * instructions (Zen 4, AVX2, 64-byte Update: 120 -> 117 ns).
+         */
+        chacha20_stream_xor(&a->cs, out, in, len);
+        poly1305_update(&a->mac, in, len);
     } else {
         poly1305_update(&a->mac, in, len);
         chacha20_stream_xor(&a->cs, out, in, len);
