@@ -50,22 +50,6 @@
 /* the two-set path needs at least one pair step after A and B */
 _Static_assert(POLY1305_AVX2_PAIR_MIN >= 3, "POLY1305_AVX2_PAIR_MIN < 3");
 
-/*
- * Zero n bytes (a multiple of 32) with vector stores. chacha_wipe()'s memset
- * becomes "rep stos" here, whose start-up alone costs more than a short MAC;
- * the barrier in the loop keeps GCC from turning it back into a memset.
- */
-static inline void wipe_ymm(void *p, size_t n)
-{
-    size_t i;
-
-    for (i = 0; i < n; i += 32) {
-        _mm256_storeu_si256((__m256i *)((unsigned char *)p + i),
-                            _mm256_setzero_si256());
-        __asm__ __volatile__("" : : "r"(p) : "memory");
-    }
-}
-
 typedef struct {
     poly1305_r64 sc;    /* r, s and the accumulator h, radix 2^64 (first:
                            a short message's wipe covers only this) */
@@ -547,10 +531,10 @@ void vector_blocks(poly1305_avx2_st *p, const uint8_t *in, size_t ng,
                     (const uint64_t (*)[4])p->pw, (const uint64_t (*)[4])k,
                     in, ng, t);
         /* no key powers or accumulator left on the stack */
-        wipe_ymm(t8, sizeof(t8));
-        wipe_ymm(st, sizeof(st));
+        chacha_wipe(t8, sizeof(t8));
+        chacha_wipe(st, sizeof(st));
     }
-    wipe_ymm(t4, sizeof(t4));
+    chacha_wipe(t4, sizeof(t4));
     chacha_wipe(l, sizeof(l));
 
     /* carry to 26-bit limbs (each sum < 2^61), then repack to 2^64 */
@@ -604,9 +588,9 @@ static void avx2_emit(poly1305_state *st, uint8_t mac[16])
     poly1305_r64_emit(&p->sc, mac);
     /* the powers of r exist only if a long run took the vector path */
     if (p->have_powers)
-        wipe_ymm(st->opaque, WIPE_ALL);
+        chacha_wipe(st->opaque, WIPE_ALL);
     else
-        wipe_ymm(st->opaque, WIPE_SC);
+        chacha_wipe(st->opaque, WIPE_SC);
 }
 
 const poly1305_kernel poly1305_avx2_kernel = {

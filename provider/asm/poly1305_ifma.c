@@ -18,18 +18,6 @@
 # define POLY1305_IFMA_PAIR_MIN 32
 #endif
 
-/* Zero n bytes (a multiple of 64) with zmm stores, not a rep stos. */
-P5_INLINE void p5_wipe(void *p, size_t n)
-{
-    size_t i;
-
-    for (i = 0; i < n; i += 64) {
-        _mm512_storeu_si512((void *)((unsigned char *)p + i),
-                            _mm512_setzero_si512());
-        __asm__ __volatile__("" : : "r"(p) : "memory");
-    }
-}
-
 #define P5_WIPE_ALL ((sizeof(poly1305_ifma_st) + 63) & ~(size_t)63)
 #define P5_WIPE_SC ((sizeof(poly1305_r64) + 63) & ~(size_t)63)
 
@@ -88,9 +76,9 @@ static void ifma_emit(poly1305_state *st, uint8_t mac[16])
     memcpy(mac, tag, sizeof(tag));
     /* the powers of r exist only if a long run took the vector path */
     if (p->have_powers)
-        p5_wipe(st->opaque, P5_WIPE_ALL);
+        chacha_wipe(st->opaque, P5_WIPE_ALL);
     else
-        p5_wipe(st->opaque, P5_WIPE_SC);
+        chacha_wipe(st->opaque, P5_WIPE_SC);
 }
 
 const poly1305_kernel CHACHA_AVX512_SYM(poly1305_ifma_kernel) = {
