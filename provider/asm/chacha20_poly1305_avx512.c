@@ -167,18 +167,6 @@ void fused_passes(uint8_t *out, const uint8_t *in, size_t len,
  */
 #define F5_BURN 1024
 
-static __attribute__((noinline)) void f5_burn_stack(void)
-{
-    _Alignas(64) unsigned char buf[F5_BURN];
-    size_t i;
-
-    /* zmm stores: a rep stos of this size costs more than the whole wipe */
-    for (i = 0; i < sizeof(buf); i += 64) {
-        _mm512_store_si512((void *)(buf + i), _mm512_setzero_si512());
-        __asm__ __volatile__("" : : "r"(buf) : "memory");
-    }
-}
-
 static void xor_mac_avx512(uint8_t *out, const uint8_t *in, size_t len,
                            const uint32_t key[8], const uint32_t counter[4],
                            poly1305_state *mst, int enc)
@@ -197,7 +185,7 @@ static void xor_mac_avx512(uint8_t *out, const uint8_t *in, size_t len,
     if (enc)
         xor_rest(out, in, len, len / 1024, key, counter);
     fused_passes(out, in, len, key, counter, p, enc);
-    f5_burn_stack();
+    chacha_burn_stack(F5_BURN);
     if (!enc)
         xor_rest(out, in, len, len / 1024, key, counter);
 }
