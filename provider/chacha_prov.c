@@ -15,6 +15,7 @@
 #include "prov_ctx.h"
 #include "cpu.h"
 #include "registry.h"
+#include "shortpath.h"
 
 #ifndef PACKAGE_VERSION
 # define PACKAGE_VERSION "0.0"
@@ -23,6 +24,7 @@
 #define PROV_PARAM_CHACHA20_IMPL "chacha20-impl"
 #define PROV_PARAM_POLY1305_IMPL "poly1305-impl"
 #define PROV_PARAM_AEAD_IMPL "chacha20-poly1305-impl"
+#define PROV_PARAM_SCALAR_BLOCKS "chacha20-scalar-blocks"
 
 static const OSSL_ALGORITHM chacha_ciphers[] = {
     { "ChaCha20", "provider=chacha", chacha_chacha20_functions,
@@ -63,6 +65,7 @@ static const OSSL_PARAM chacha_gettable_params_list[] = {
     OSSL_PARAM_utf8_ptr(PROV_PARAM_CHACHA20_IMPL, NULL, 0),
     OSSL_PARAM_utf8_ptr(PROV_PARAM_POLY1305_IMPL, NULL, 0),
     OSSL_PARAM_utf8_ptr(PROV_PARAM_AEAD_IMPL, NULL, 0),
+    OSSL_PARAM_utf8_ptr(PROV_PARAM_SCALAR_BLOCKS, NULL, 0),
     OSSL_PARAM_END
 };
 
@@ -99,6 +102,9 @@ static int chacha_get_params(void *provctx, OSSL_PARAM params[])
         return 0;
     p = OSSL_PARAM_locate(params, PROV_PARAM_AEAD_IMPL);
     if (p != NULL && !OSSL_PARAM_set_utf8_ptr(p, chacha_aead_kernel_name(pctx)))
+        return 0;
+    p = OSSL_PARAM_locate(params, PROV_PARAM_SCALAR_BLOCKS);
+    if (p != NULL && !OSSL_PARAM_set_utf8_ptr(p, pctx->short_rule))
         return 0;
     return 1;
 }
@@ -219,7 +225,9 @@ static int select_kernels(CHACHA_PROV_CTX *pctx)
     const char *pname = choice(pctx, "CHACHA_PROVIDER_POLY1305_IMPL",
                                "poly1305_impl");
     const char *bad = chacha_cpu_disable_error();
+    const char *sname;
     enum chacha_select_status status;
+    chacha_short_rule rule;
 
     if (bad != NULL) {
         load_failed("CHACHA_PROVIDER_DISABLE names an unknown feature \"%s\""
@@ -238,10 +246,19 @@ static int select_kernels(CHACHA_PROV_CTX *pctx)
         return 0;
     }
     pctx->fused = chacha_select_fused(pctx->chacha, pctx->poly);
+    sname = choice(pctx, "CHACHA_PROVIDER_SCALAR_BLOCKS", "scalar_blocks");
+    if (!chacha_short_rule_choose(pctx->chacha, sname, &rule)) {
+        load_failed("scalar_blocks \"%s\" is not auto or 0..%d", sname,
+                    CHACHA_SCALAR_BLOCKS_MAX);
+        return 0;
+    }
+    pctx->scalar_blocks = rule.scalar_blocks;
+    chacha_short_rule_describe(&rule, pctx->short_rule, sizeof(pctx->short_rule));
     snprintf(pctx->buildinfo, sizeof(pctx->buildinfo),
-             "chacha-provider %s (chacha20=%s poly1305=%s aead=%s), built with %s",
+             "chacha-provider %s (chacha20=%s poly1305=%s aead=%s),"
+             " scalar blocks %s, built with %s",
              PACKAGE_VERSION, pctx->chacha->name, pctx->poly->name,
-             chacha_aead_kernel_name(pctx), OPENSSL_VERSION_TEXT);
+             chacha_aead_kernel_name(pctx), pctx->short_rule, OPENSSL_VERSION_TEXT);
     return 1;
 }
 
@@ -284,9 +301,9 @@ int OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
         return 0;
     }
     if (pctx->debug)
-        fprintf(stderr, "chacha-provider: loaded %s, chacha20=%s poly1305=%s aead=%s\n",
-                PACKAGE_VERSION, pctx->chacha->name, pctx->poly->name,
-                chacha_aead_kernel_name(pctx));
+        fprintf(stderr, "chacha-provider: loaded %s, chacha20=%s poly1305=%s aead=%s"
+                " scalar-blocks=%s\n", PACKAGE_VERSION, pctx->chacha->name,
+                pctx->poly->name, chacha_aead_kernel_name(pctx), pctx->short_rule);
     *out = chacha_provider_functions;
     *provctx = pctx;
     return 1;

@@ -5,6 +5,9 @@
  * one block in an xmm row set.
  */
 #include "chacha20_avx2.h"
+#include "chacha20_x86_probe.h"
+
+CHACHA_X86_STEP_PROBE(step_probe_avx2, "vpaddd %%ymm1, %%ymm0, %%ymm0")
 
 /* keystream only, for a final partial pass (kept apart from the hot loop) */
 static __attribute__((noinline))
@@ -243,4 +246,7 @@ const chacha20_kernel chacha20_avx2_kernel = {
     .caps = CHACHA_CAP_AVX2,
     .xor_stream = chacha20_xor_avx2,
     .hchacha20 = hchacha20_avx2,
+    /* 4 adds, 4 xors, 2 vpshufb rotates, 2 shift-or rotates (2 steps each), a vpshufd */
+    .row_steps = 15,
+    .step_probe = step_probe_avx2,
 };

@@ -29,6 +29,9 @@ static const __m128i rot_masks[2] = {
 #define CT_VROUNDS(st, scalar) do { (void)(scalar); CT_ASM_RUN(st, 0); } while (0)
 
 #include "chacha20_x86_x128.h"
+#include "chacha20_x86_probe.h"
+
+CHACHA_X86_STEP_PROBE(step_probe_ssse3, "paddd %%xmm1, %%xmm0")
 
 #define LOADU128(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
 #define STOREU128(p, v) _mm_storeu_si128((__m128i *)(void *)(p), v)
@@ -199,4 +202,6 @@ const chacha20_kernel chacha20_ssse3_kernel = {
     .caps = CHACHA_CAP_SSSE3,
     .xor_stream = chacha20_xor_ssse3,
     .hchacha20 = hchacha20_ssse3,
+    .row_steps = 15,           /* as avx2's rows */
+    .step_probe = step_probe_ssse3,
 };

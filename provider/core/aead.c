@@ -37,6 +37,11 @@ void chacha_aead_setup(chacha_aead *a, const chacha20_kernel *chacha,
     a->fused = fused;
 }
 
+void chacha_aead_set_scalar_blocks(chacha_aead *a, unsigned int scalar_blocks)
+{
+    chacha20_stream_set_kernel(&a->cs, a->cs.kernel, scalar_blocks);
+}
+
 void chacha_aead_set_key(chacha_aead *a, const uint8_t key[32])
 {
     chacha20_stream_set_key(&a->cs, key);
@@ -99,7 +104,7 @@ static void start(chacha_aead *a)
     uint8_t otk[64] = { 0 };
 
     set_counter(a, 0);
-    a->cs.kernel->xor_stream(otk, otk, 64, a->cs.key, a->cs.counter);
+    chacha20_stream_kernel_xor(&a->cs, otk, otk, 64, a->cs.counter);
     a->cs.counter[0] = 1;
     mac_begin(a, otk);
     chacha_wipe(otk, sizeof(otk));
@@ -118,7 +123,7 @@ static size_t start_with_text(chacha_aead *a, uint8_t *out, const uint8_t *in,
     memset(buf, 0, 64);
     memcpy(buf + 64, in, len);
     set_counter(a, 0);
-    a->cs.kernel->xor_stream(buf, buf, 64 + len, a->cs.key, a->cs.counter);
+    chacha20_stream_kernel_xor(&a->cs, buf, buf, 64 + len, a->cs.counter);
     a->cs.counter[0] = 1 + (uint32_t)((len + 63) / 64);
     a->cs.partial = (unsigned int)(len & 63);  /* remade if the text goes on */
     mac_begin(a, buf);

@@ -43,41 +43,41 @@ static void chacha20_input(uint32_t x[16], const uint32_t key[8],
     memcpy(x + 12, counter, 4 * sizeof(uint32_t));
 }
 
-/* One 64-byte keystream block for (key, counter words). */
-static void chacha20_block(uint8_t out[64], const uint32_t key[8],
-                           const uint32_t counter[4])
-{
-    uint32_t x[16], in[16];
-    int i;
-
-    chacha20_input(in, key, counter);
-    memcpy(x, in, sizeof(x));
-    chacha20_rounds(x);
-    for (i = 0; i < 16; i++)
-        chacha_store_le32(out + 4 * i, x[i] + in[i]);
-    chacha_wipe(x, sizeof(x));
-    chacha_wipe(in, sizeof(in));
-}
-
+/*
+ * Whole blocks go straight from the round words to the output, a word at a
+ * time (no keystream buffer, no byte loop): this is also the scalar short
+ * path of the SIMD kernels (core/shortpath.c), where a block's cost is
+ * what the choice between them weighs. Only a partial last block is
+ * staged in ks[].
+ */
 static void chacha20_xor_portable(uint8_t *out, const uint8_t *in, size_t len,
                                   const uint32_t key[8],
                                   const uint32_t counter[4])
 {
-    uint32_t ctr[4] = { counter[0], counter[1], counter[2], counter[3] };
+    uint32_t x[16], j[16];
     uint8_t ks[64];
-    size_t i, n;
+    size_t i;
 
-    while (len > 0) {
-        chacha20_block(ks, key, ctr);
-        n = len < 64 ? len : 64;
-        for (i = 0; i < n; i++)
-            out[i] = in[i] ^ ks[i];
-        out += n;
-        in += n;
-        len -= n;
-        ctr[0]++;
+    chacha20_input(j, key, counter);
+    for (; len >= 64; len -= 64, in += 64, out += 64) {
+        memcpy(x, j, sizeof(x));
+        chacha20_rounds(x);
+        for (i = 0; i < 16; i++)
+            chacha_store_le32(out + 4 * i,
+                              chacha_load_le32(in + 4 * i) ^ (x[i] + j[i]));
+        j[12]++;
     }
-    chacha_wipe(ks, sizeof(ks));
+    if (len > 0) {
+        memcpy(x, j, sizeof(x));
+        chacha20_rounds(x);
+        for (i = 0; i < 16; i++)
+            chacha_store_le32(ks + 4 * i, x[i] + j[i]);
+        for (i = 0; i < len; i++)
+            out[i] = in[i] ^ ks[i];
+        chacha_wipe(ks, sizeof(ks));
+    }
+    chacha_wipe(x, sizeof(x));
+    chacha_wipe(j, sizeof(j));
 }
 
 static void hchacha20_portable(uint32_t out[8], const uint32_t key[8],

@@ -6,6 +6,28 @@
 
 static const uint8_t zero_block[64];
 
+void chacha20_stream_set_kernel(chacha20_stream *cs, const chacha20_kernel *k,
+                                unsigned int scalar_blocks)
+{
+    cs->kernel = k;
+    cs->scalar_max = (size_t)scalar_blocks * 64;
+}
+
+void chacha20_stream_kernel_xor(const chacha20_stream *cs, uint8_t *out,
+                                const uint8_t *in, size_t len,
+                                const uint32_t counter[4])
+{
+    const chacha20_kernel *k = len <= cs->scalar_max
+                               ? &chacha20_portable_kernel : cs->kernel;
+
+    k->xor_stream(out, in, len, cs->key, counter);
+}
+
+const chacha20_kernel *chacha20_stream_hchacha_kernel(const chacha20_stream *cs)
+{
+    return cs->scalar_max >= 64 ? &chacha20_portable_kernel : cs->kernel;
+}
+
 /* Make ks hold the keystream of block counter - 1 (the partial block). */
 static void load_partial_block(chacha20_stream *cs)
 {
@@ -14,7 +36,7 @@ static void load_partial_block(chacha20_stream *cs)
 
     if (cs->counter[0] == 0)
         prev[1]--;                      /* borrow, undoing OpenSSL's carry */
-    cs->kernel->xor_stream(cs->ks, zero_block, 64, cs->key, prev);
+    chacha20_stream_kernel_xor(cs, cs->ks, zero_block, 64, prev);
     cs->ks_valid = 1;
 }
 
@@ -94,7 +116,7 @@ static void xor_blocks(chacha20_stream *cs, uint8_t *out, const uint8_t *in,
             blocks = room;
             n = (size_t)(room * 64);
         }
-        cs->kernel->xor_stream(out, in, n, cs->key, cs->counter);
+        chacha20_stream_kernel_xor(cs, out, in, n, cs->counter);
         counter_add(cs->counter, blocks);
         out += n;
         in += n;
@@ -140,7 +162,7 @@ void chacha20_stream_xor(chacha20_stream *cs, uint8_t *out, const uint8_t *in,
          * so a caller streaming small pieces (`openssl speed`, 16-byte
          * updates) makes each block once. It costs one block either way.
          */
-        cs->kernel->xor_stream(cs->ks, zero_block, 64, cs->key, cs->counter);
+        chacha20_stream_kernel_xor(cs, cs->ks, zero_block, 64, cs->counter);
         counter_add(cs->counter, 1);
         for (i = 0; i < len; i++)
             out[i] = in[i] ^ cs->ks[i];
@@ -161,7 +183,7 @@ void chacha20_stream_xor(chacha20_stream *cs, uint8_t *out, const uint8_t *in,
      * keystream so the next calls use it instead of making it again.
      */
     xor_blocks(cs, out, in, len - tail);
-    cs->kernel->xor_stream(cs->ks, zero_block, 64, cs->key, cs->counter);
+    chacha20_stream_kernel_xor(cs, cs->ks, zero_block, 64, cs->counter);
     counter_add(cs->counter, 1);
     out += len - tail;
     in += len - tail;

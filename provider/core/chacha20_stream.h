@@ -28,7 +28,22 @@ typedef struct {
     unsigned int block_just_done;
     uint8_t ks[64];
     const chacha20_kernel *kernel;
+    /*
+     * Calls of at most this many bytes run the portable kernel (the
+     * short-path rule, core/shortpath.h); 0: the kernel runs all.
+     */
+    size_t scalar_max;
 } chacha20_stream;
+
+/* Use kernel k, with calls of at most scalar_blocks blocks on the scalar one. */
+void chacha20_stream_set_kernel(chacha20_stream *cs, const chacha20_kernel *k,
+                                unsigned int scalar_blocks);
+/* The keystream for (cs->key, counter) xored into len bytes, on the path the rule picks. */
+void chacha20_stream_kernel_xor(const chacha20_stream *cs, uint8_t *out,
+                                const uint8_t *in, size_t len,
+                                const uint32_t counter[4]);
+/* The kernel that runs HChaCha20 for this stream (the scalar one by the rule). */
+const chacha20_kernel *chacha20_stream_hchacha_kernel(const chacha20_stream *cs);
 
 void chacha20_stream_set_key(chacha20_stream *cs, const uint8_t key[32]);
 /* Load the 16-byte counter||nonce block (OpenSSL's ChaCha20 IV layout). */

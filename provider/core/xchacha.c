@@ -22,7 +22,7 @@ void chacha_xaead_set_key_nonce(chacha_aead *a, const uint32_t key[8],
     const uint32_t n[3] = { 0, chacha_load_le32(nonce + 16),
                             chacha_load_le32(nonce + 20) };
 
-    chacha_hchacha20(a->cs.kernel, a->cs.key, key, nonce);
+    chacha_hchacha20(chacha20_stream_hchacha_kernel(&a->cs), a->cs.key, key, nonce);
     chacha_aead_set_nonce(a, n);
 }
 
@@ -35,12 +35,12 @@ void chacha_xchacha20_start(chacha20_stream *cs, const uint32_t key[8],
     chacha_store_le64(iv, counter);
     memcpy(iv + 8, nonce + 16, 8);
     chacha20_stream_set_iv(cs, iv);
-    chacha_hchacha20(cs->kernel, cs->key, key, nonce);
+    chacha_hchacha20(chacha20_stream_hchacha_kernel(cs), cs->key, key, nonce);
 }
 
 void chacha_xchacha20_rekey(chacha20_stream *cs, const uint32_t key[8],
                             const uint8_t nonce[CHACHA_XNONCE_LEN])
 {
-    chacha_hchacha20(cs->kernel, cs->key, key, nonce);
+    chacha_hchacha20(chacha20_stream_hchacha_kernel(cs), cs->key, key, nonce);
     chacha20_stream_key_changed(cs);
 }

@@ -38,7 +38,7 @@ static void *chacha20_newctx(void *provctx)
     if (ctx == NULL)
         return NULL;
     ctx->pctx = pctx;
-    ctx->cs.kernel = pctx->chacha;
+    chacha20_stream_set_kernel(&ctx->cs, pctx->chacha, pctx->scalar_blocks);
     chacha_trace_newctx(pctx, "ChaCha20");
     return ctx;
 }

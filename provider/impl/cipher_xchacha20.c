@@ -45,7 +45,7 @@ static void *xchacha20_newctx(void *provctx)
     if (ctx == NULL)
         return NULL;
     ctx->pctx = pctx;
-    ctx->cs.kernel = pctx->chacha;
+    chacha20_stream_set_kernel(&ctx->cs, pctx->chacha, pctx->scalar_blocks);
     chacha_trace_newctx(pctx, "XChaCha20");
     return ctx;
 }

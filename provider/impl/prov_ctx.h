@@ -21,8 +21,10 @@ typedef struct {
     const chacha20_kernel *chacha;
     const poly1305_kernel *poly;
     const chacha20_poly1305_kernel *fused;   /* NULL: AEAD in two steps */
+    unsigned int scalar_blocks;  /* the short-path rule (core/shortpath.h) */
+    char short_rule[128];        /* how it was chosen, as read back */
     int debug;                 /* CHACHA_PROVIDER_DEBUG: trace to stderr */
-    char buildinfo[256];       /* version, active kernels, OpenSSL built with */
+    char buildinfo[384];       /* version, active kernels, OpenSSL built with */
 } CHACHA_PROV_CTX;
 
 /* Reason codes of errors that are ours rather than OpenSSL's PROV_R_* ones. */

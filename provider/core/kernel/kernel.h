@@ -63,6 +63,15 @@ typedef struct {
      * if at most head_max bytes, so that the rest runs in whole passes.
      */
     unsigned int pass_len, head_max;
+    /*
+     * The short-path cost model (core/shortpath.c), for vector kernels:
+     * the dependent vector steps of one round of its one-block row path
+     * (the chain of a quarter round plus one diagonal shuffle), and a
+     * probe giving the TSC ticks of n dependent such steps. 0 / NULL:
+     * nothing to weigh (the portable kernel; emulated or unprobed ones).
+     */
+    unsigned int row_steps;
+    uint64_t (*step_probe)(unsigned int n);
 } chacha20_kernel;
 
 /*

@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The short-path cost model. A vector kernel's one-block path (rows: the
+ * block's four rows in one register set) is one dependent chain: each round
+ * is row_steps vector steps in a row, so a row pass costs
+ *     Cv = 20 * row_steps * L      (L: a vector step's latency, cycles)
+ * for one block and, up to the row width, for a few more at the same cost.
+ * The scalar block has four independent quarter rounds a round on the
+ * integer pipes; its cost Cs is measured as it is (the portable kernel, one
+ * block, each call dependent on the one before). n blocks run scalar when
+ *     n * Cs <= Cv,  n <= CHACHA_SCALAR_BLOCKS_MAX.
+ * On the two Zen 4 latency profiles seen (VMs reporting the same CPUID):
+ *   L = 1: avx512 Cv = 260, avx2 300; Cs ~ 300 -> 0 blocks: vector always;
+ *   L = 2: avx512 Cv = 520, avx2 600; Cs ~ 320 -> 1 block scalar.
+ * L and Cs are measured at load, in units of a dependent GPR add (one core
+ * cycle), as the minimum of a few short runs (~10 us in all). If a
+ * measurement is implausible (a VM's TSC, a preempted run), the static rule
+ * is 1 block: at worst ~10% slower for one block where vector wins (L = 1),
+ * against ~1.8x where scalar wins (L = 2).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "util.h"
+#include "shortpath.h"
+
+#define STATIC_BLOCKS 1
+#define RUNS 8
+#define CHAIN 1024
+
+#if defined(__x86_64__)
+static uint64_t tsc(void)
+{
+    uint32_t lo, hi;
+
+    __asm__ volatile("lfence\n\trdtsc" : "=a"(lo), "=d"(hi) :: "memory");
+    return ((uint64_t)hi << 32) | lo;
+}
+
+/* the TSC reads alone, taken off each timed run */
+static uint64_t nothing(const chacha20_kernel *k)
+{
+    uint64_t t = tsc();
+
+    (void)k;
+    return tsc() - t;
+}
+
+/* CHAIN dependent adds: the unit (one core cycle each) */
+static uint64_t add_chain(const chacha20_kernel *k)
+{
+    uint64_t x = 0, t = tsc();
+    int i;
+
+    (void)k;
+    for (i = 0; i < CHAIN / 8; i++)
+        __asm__ volatile("add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
+                         "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0"
+                         : "+r"(x));
+    return tsc() - t;
+}
+
+/* 4 dependent 64-byte scalar blocks (each call's key from the last output) */
+static uint64_t scalar_chain(const chacha20_kernel *k)
+{
+    uint32_t key[8] = { 0 }, ctr[4] = { 0 };
+    uint8_t buf[64] = { 0 };
+    uint64_t t = tsc();
+    int i;
+
+    (void)k;
+    for (i = 0; i < 4; i++) {
+        chacha20_portable_kernel.xor_stream(buf, buf, 64, key, ctr);
+        key[0] = chacha_load_le32(buf);
+    }
+    return tsc() - t;
+}
+
+static uint64_t min_of(uint64_t (*f)(const chacha20_kernel *),
+                       const chacha20_kernel *k)
+{
+    uint64_t best = UINT64_MAX, t;
+    int i;
+
+    for (i = 0; i < RUNS; i++)
+        if ((t = f(k)) < best)
+            best = t;
+    return best;
+}
+
+static uint64_t step_chain(const chacha20_kernel *k)
+{
+    return k->step_probe(CHAIN);
+}
+
+/* Measure L and Cs (cycles); 0 if implausible. */
+static int measure(const chacha20_kernel *k, double *step, double *block)
+{
+    double tsc_cost = (double)min_of(nothing, k);
+    double add = ((double)min_of(add_chain, k) - tsc_cost) / CHAIN;
+
+    if (add <= 0)
+        return 0;
+    *step = ((double)min_of(step_chain, k) - tsc_cost) / CHAIN / add;
+    *block = ((double)min_of(scalar_chain, k) - tsc_cost) / 4 / add;
+    return *step >= 0.5 && *step <= 8 && *block >= 100 && *block <= 2000;
+}
+#else
+static int measure(const chacha20_kernel *k, double *step, double *block)
+{
+    (void)k;
+    (void)step;
+    (void)block;
+    return 0;
+}
+#endif
+
+int chacha_short_rule_choose(const chacha20_kernel *k, const char *forced,
+                             chacha_short_rule *r)
+{
+    int ok = 1;
+
+    memset(r, 0, sizeof(*r));
+    if (forced != NULL && *forced != '\0' && strcmp(forced, "auto") != 0) {
+        char *end;
+        unsigned long n = strtoul(forced, &end, 10);
+
+        if (*end == '\0' && end != forced && n <= CHACHA_SCALAR_BLOCKS_MAX) {
+            r->scalar_blocks = (unsigned int)n;
+            r->source = "forced";
+            return 1;
+        }
+        ok = 0;
+    }
+    if (k->row_steps == 0 || k == &chacha20_portable_kernel) {
+        r->source = "scalar kernel";
+        return ok;
+    }
+    if (k->step_probe == NULL
+        || !measure(k, &r->step_cycles, &r->scalar_block_cycles)) {
+        r->scalar_blocks = STATIC_BLOCKS;
+        r->step_cycles = r->scalar_block_cycles = 0;
+        r->source = "static";
+        return ok;
+    }
+    r->vector_block_cycles = 20.0 * k->row_steps * r->step_cycles;
+    while (r->scalar_blocks < CHACHA_SCALAR_BLOCKS_MAX
+           && (r->scalar_blocks + 1) * r->scalar_block_cycles
+              <= r->vector_block_cycles)
+        r->scalar_blocks++;
+    r->source = "model";
+    return ok;
+}
+
+void chacha_short_rule_describe(const chacha_short_rule *r, char *buf,
+                                size_t len)
+{
+    if (r->vector_block_cycles > 0)
+        snprintf(buf, len, "%u (model: vector step %.1f cycles, row pass %.0f,"
+                 " scalar block %.0f)", r->scalar_blocks, r->step_cycles,
+                 r->vector_block_cycles, r->scalar_block_cycles);
+    else
+        snprintf(buf, len, "%u (%s)", r->scalar_blocks, r->source);
+}
