@@ -21,6 +21,7 @@ trap 'rm -rf "$tmp"' EXIT
 meta() { sed -n "s/^# $1: //p" "$csv" | head -n 1; }
 cpu=$(meta cpu)
 ossl=$(meta openssl)
+lat=$(meta latency)
 # one data file per (mode, pattern): "bytes ratio"
 awk -F, -v dir="$tmp" '
     /^#/ || NR == 1 { next }
@@ -52,8 +53,8 @@ n=$(echo "$modes" | wc -l)
     *) printf 'set terminal svg size 1000,%d dynamic font "sans,11" background "#ffffff"\n' $((640 * n + 40)) ;;
     esac
     printf 'set output "%s"\n' "$out"
-    printf 'set multiplot layout %d,1 title "chacha provider vs OpenSSL default provider: ratio ours/default (above 1: ours faster)\\n%s; %s" noenhanced\n' \
-        "$n" "$cpu" "$ossl"
+    printf 'set multiplot layout %d,1 title "chacha provider vs OpenSSL default provider: ratio ours/default (above 1: ours faster)\\n%s; %s\\nlatency profile (core cycles): %s" noenhanced\n' \
+        "$n" "$cpu" "$ossl" "${lat:-not recorded}"
     printf 'set logscale x 2\nset xrange [12:1500000]\nset grid\n'
     printf 'set xtics ("16" 16, "64" 64, "256" 256, "1K" 1024, "8K" 8192, "16K" 16384, "1M" 1048576)\n'
     printf 'set xlabel "message size, bytes (log scale)"\nset ylabel "ours / default"\n'
