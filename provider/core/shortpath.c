@@ -125,7 +125,8 @@ int chacha_short_rule_choose(const chacha20_kernel *k, const char *forced,
         char *end;
         unsigned long n = strtoul(forced, &end, 10);
 
-        if (*end == '\0' && end != forced && n <= CHACHA_SCALAR_BLOCKS_MAX) {
+        if (*forced >= '0' && *forced <= '9' && *end == '\0'
+            && n <= CHACHA_SCALAR_BLOCKS_MAX) {
             r->scalar_blocks = (unsigned int)n;
             r->source = "forced";
             return 1;
