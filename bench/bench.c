@@ -404,7 +404,7 @@ static void print_header(void)
     OSSL_PARAM p[5] = { OSSL_PARAM_construct_utf8_ptr("chacha20-impl", (char **)&c20, 0),
                         OSSL_PARAM_construct_utf8_ptr("poly1305-impl", (char **)&p1305, 0),
                         OSSL_PARAM_construct_utf8_ptr("chacha20-poly1305-impl", (char **)&aead, 0),
-                        OSSL_PARAM_construct_utf8_ptr("chacha20-scalar-blocks", (char **)&scalar, 0),
+                        OSSL_PARAM_construct_utf8_ptr("chacha20-path-rule", (char **)&scalar, 0),
                         OSSL_PARAM_END };
 
     /* the model name and the SIMD the CPU has (the name alone may be bare) */
@@ -434,16 +434,16 @@ static void print_header(void)
     printf("OPENSSL_ia32cap: %s\n", getenv("OPENSSL_ia32cap") ? getenv("OPENSSL_ia32cap") : "(unset)");
     printf("chacha provider backends: chacha20=%s poly1305=%s aead=%s\n", c20, p1305,
            aead != NULL ? aead : "?");
-    printf("chacha provider scalar blocks: %s\n", scalar != NULL ? scalar : "?");
+    printf("chacha provider path rule: %s\n", scalar != NULL ? scalar : "?");
     latency_profile(lat, sizeof(lat));
     printf("latency profile (core cycles, dependent chains): %s\n", lat);
     if (csv != NULL) {
         fprintf(csv, "# cpu: %s (%s)\n", cpu, isa);
         fprintf(csv, "# openssl: %s\n", OpenSSL_version(OPENSSL_VERSION));
         fprintf(csv, "# latency: %s\n", lat);
-        fprintf(csv, "# %s: chacha20=%s poly1305=%s aead=%s scalar-blocks=%.1s"
+        fprintf(csv, "# %s: chacha20=%s poly1305=%s aead=%s %.*s"
                 " OPENSSL_ia32cap=%s\n", mode, c20, p1305, aead != NULL ? aead : "?",
-                scalar != NULL ? scalar : "?",
+                scalar != NULL ? (int)strcspn(scalar, ";") : 1, scalar != NULL ? scalar : "?",
                 getenv("OPENSSL_ia32cap") ? getenv("OPENSSL_ia32cap") : "(unset)");
     }
     printf("pinned to cpu %d; best of %d alternating samples per cell\n",

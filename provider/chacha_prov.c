@@ -24,7 +24,7 @@
 #define PROV_PARAM_CHACHA20_IMPL "chacha20-impl"
 #define PROV_PARAM_POLY1305_IMPL "poly1305-impl"
 #define PROV_PARAM_AEAD_IMPL "chacha20-poly1305-impl"
-#define PROV_PARAM_SCALAR_BLOCKS "chacha20-scalar-blocks"
+#define PROV_PARAM_PATH_RULE "chacha20-path-rule"
 
 static const OSSL_ALGORITHM chacha_ciphers[] = {
     { "ChaCha20", "provider=chacha", chacha_chacha20_functions,
@@ -65,7 +65,7 @@ static const OSSL_PARAM chacha_gettable_params_list[] = {
     OSSL_PARAM_utf8_ptr(PROV_PARAM_CHACHA20_IMPL, NULL, 0),
     OSSL_PARAM_utf8_ptr(PROV_PARAM_POLY1305_IMPL, NULL, 0),
     OSSL_PARAM_utf8_ptr(PROV_PARAM_AEAD_IMPL, NULL, 0),
-    OSSL_PARAM_utf8_ptr(PROV_PARAM_SCALAR_BLOCKS, NULL, 0),
+    OSSL_PARAM_utf8_ptr(PROV_PARAM_PATH_RULE, NULL, 0),
     OSSL_PARAM_END
 };
 
@@ -103,7 +103,7 @@ static int chacha_get_params(void *provctx, OSSL_PARAM params[])
     p = OSSL_PARAM_locate(params, PROV_PARAM_AEAD_IMPL);
     if (p != NULL && !OSSL_PARAM_set_utf8_ptr(p, chacha_aead_kernel_name(pctx)))
         return 0;
-    p = OSSL_PARAM_locate(params, PROV_PARAM_SCALAR_BLOCKS);
+    p = OSSL_PARAM_locate(params, PROV_PARAM_PATH_RULE);
     if (p != NULL && !OSSL_PARAM_set_utf8_ptr(p, pctx->short_rule))
         return 0;
     return 1;
@@ -225,7 +225,7 @@ static int select_kernels(CHACHA_PROV_CTX *pctx)
     const char *pname = choice(pctx, "CHACHA_PROVIDER_POLY1305_IMPL",
                                "poly1305_impl");
     const char *bad = chacha_cpu_disable_error();
-    const char *sname;
+    const char *sname, *hname;
     enum chacha_select_status status;
     chacha_short_rule rule;
 
@@ -247,16 +247,19 @@ static int select_kernels(CHACHA_PROV_CTX *pctx)
     }
     pctx->fused = chacha_select_fused(pctx->chacha, pctx->poly);
     sname = choice(pctx, "CHACHA_PROVIDER_SCALAR_BLOCKS", "scalar_blocks");
-    if (!chacha_short_rule_choose(pctx->chacha, sname, &rule)) {
-        load_failed("scalar_blocks \"%s\" is not auto or 0..%d", sname,
-                    CHACHA_SCALAR_BLOCKS_MAX);
+    hname = choice(pctx, "CHACHA_PROVIDER_HYBRID", "hybrid");
+    if (!chacha_short_rule_choose(pctx->chacha, sname, hname, &rule)) {
+        load_failed("scalar_blocks \"%s\" (auto or 0..%d) or hybrid \"%s\""
+                    " (auto, on or off) is not valid", sname ? sname : "auto",
+                    CHACHA_SCALAR_BLOCKS_MAX, hname ? hname : "auto");
         return 0;
     }
     pctx->scalar_blocks = rule.scalar_blocks;
+    pctx->hybrid = rule.hybrid;
     chacha_short_rule_describe(&rule, pctx->short_rule, sizeof(pctx->short_rule));
     snprintf(pctx->buildinfo, sizeof(pctx->buildinfo),
              "chacha-provider %s (chacha20=%s poly1305=%s aead=%s),"
-             " scalar blocks %s, built with %s",
+             " %s, built with %s",
              PACKAGE_VERSION, pctx->chacha->name, pctx->poly->name,
              chacha_aead_kernel_name(pctx), pctx->short_rule, OPENSSL_VERSION_TEXT);
     return 1;
@@ -302,7 +305,7 @@ int OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
     }
     if (pctx->debug)
         fprintf(stderr, "chacha-provider: loaded %s, chacha20=%s poly1305=%s aead=%s"
-                " scalar-blocks=%s\n", PACKAGE_VERSION, pctx->chacha->name,
+                " %s\n", PACKAGE_VERSION, pctx->chacha->name,
                 pctx->poly->name, chacha_aead_kernel_name(pctx), pctx->short_rule);
     *out = chacha_provider_functions;
     *provctx = pctx;

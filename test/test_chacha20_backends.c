@@ -492,6 +492,21 @@ int main(void)
         test_backend(impl);
         printf("     %s: %lu checks\n", cur_name, n_pass - before);
         ran_caps |= impl->caps;
+        if (impl->xor_stream_hybrid != NULL) {
+            /* its hybrid entry (scalar blocks beside the vector ones) too */
+            static char name[64];
+            chacha20_kernel hybrid = *impl;
+
+            hybrid.xor_stream = impl->xor_stream_hybrid;
+            snprintf(name, sizeof(name), "%s hybrid", impl->name);
+            cur_name = name;
+            printf("run  %s (native, its xor_stream_hybrid, against the reference)\n",
+                   cur_name);
+            before = n_pass;
+            test_rfc8439(&hybrid);
+            test_backend(&hybrid);
+            printf("     %s: %lu checks\n", cur_name, n_pass - before);
+        }
     }
     /* the same suite on the emulated AVX-512 kernels, on any CPU */
     for (i = 0; emu_chacha20_kernels[i] != NULL; i++) {

@@ -1,21 +1,24 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The short-path rule (core/shortpath.c): calls of at most scalar_blocks
- * blocks run the portable kernel, HChaCha20 too when scalar_blocks >= 1.
- * For every ChaCha20 kernel this CPU runs (and the emulated AVX-512 one)
- * and every rule 0..CHACHA_SCALAR_BLOCKS_MAX, through the cores the
+ * The path rule (core/shortpath.c): calls of at most scalar_blocks blocks
+ * run the portable kernel, HChaCha20 too when scalar_blocks >= 1, and the
+ * others the kernel's hybrid entry when hybrid is on. For every ChaCha20
+ * kernel this CPU runs (and the emulated AVX-512 one), every scalar_blocks
+ * 0..CHACHA_SCALAR_BLOCKS_MAX and hybrid off and on, through the cores the
  * provider uses (chacha20_stream, the AEAD, XChaCha20):
  *  - the stream at every length 0..2048, in one call and in two pieces
  *    split at a random point, against the portable kernel's keystream;
  *  - the AEAD sealed at every length 0..2048 (13 bytes of AAD) against the
  *    same core on the portable kernel, ciphertext and tag;
  *  - XChaCha20's subkey against the portable HChaCha20;
- *  - which kernel ran: the kernel under test is wrapped by a counting copy,
- *    and a call of n blocks must reach it exactly when n > scalar_blocks
- *    (so a rule that is ignored, or applied to the wrong lengths, fails).
- * Then the rule itself: forced values 0..4 are taken as given, anything
- * else is refused; auto gives 0..4 from "model" (with its measurements)
- * or "static", and the portable kernel is never given a scalar path.
+ *  - which entry ran: the kernel under test is wrapped by a counting copy
+ *    (one count per entry), and a call of n blocks must reach it exactly
+ *    when n > scalar_blocks, through the hybrid entry exactly when hybrid
+ *    is on and the kernel has one (so a rule that is ignored, or applied
+ *    to the wrong lengths or entry, fails).
+ * Then the rule itself: forced values are taken as given, anything else is
+ * refused; auto gives 0..4 from "model" (with its measurements) or
+ * "static", and the portable kernel is never given a scalar path.
  * Usage: test_shortpath   (seed from SHORTPATH_TEST_SEED if set)
  */
 #include <stdio.h>
@@ -48,13 +51,21 @@ static void check(int ok, const char *kname, unsigned int sb, const char *what,
 
 /* The kernel under test, behind a wrapper that counts its calls. */
 static const chacha20_kernel *under_test;
-static unsigned long kernel_calls;
+static unsigned long kernel_calls, hybrid_calls;
 
 static void counting_xor(uint8_t *out, const uint8_t *in, size_t len,
                          const uint32_t key[8], const uint32_t counter[4])
 {
     kernel_calls++;
     under_test->xor_stream(out, in, len, key, counter);
+}
+
+static void counting_xor_hybrid(uint8_t *out, const uint8_t *in, size_t len,
+                                const uint32_t key[8], const uint32_t counter[4])
+{
+    kernel_calls++;
+    hybrid_calls++;
+    under_test->xor_stream_hybrid(out, in, len, key, counter);
 }
 
 static void counting_hchacha(uint32_t out[8], const uint32_t key[8],
@@ -70,7 +81,7 @@ static void counting_hchacha(uint32_t out[8], const uint32_t key[8],
 static uint8_t in[MAXLEN + 64], got[MAXLEN + 64], want[MAXLEN + 64];
 
 static void stream_suite(const chacha20_kernel *wrapped, const char *kname,
-                         unsigned int sb)
+                         unsigned int sb, int hy)
 {
     size_t len;
 
@@ -86,7 +97,7 @@ static void stream_suite(const chacha20_kernel *wrapped, const char *kname,
         rng_bytes(iv, sizeof(iv));
         iv[3] = 0;                  /* no 32-bit counter wrap in this test */
         rng_bytes(in, len);
-        chacha20_stream_set_kernel(&cs, wrapped, sb);
+        chacha20_stream_set_kernel(&cs, wrapped, sb, hy);
         chacha20_stream_set_key(&cs, key);
         chacha20_stream_set_iv(&cs, iv);
         for (i = 0; i < 4; i++)
@@ -94,12 +105,14 @@ static void stream_suite(const chacha20_kernel *wrapped, const char *kname,
                      | (uint32_t)iv[4 * i + 2] << 16 | (uint32_t)iv[4 * i + 3] << 24;
         chacha20_portable_kernel.xor_stream(want, in, len, cs.key, ctr);
 
-        kernel_calls = 0;
+        kernel_calls = hybrid_calls = 0;
         chacha20_stream_xor(&cs, got, in, len);
         check(memcmp(got, want, len) == 0, kname, sb, "stream, one call", len);
         /* one call of n blocks (a short one is made whole, 1 block) */
         check(len == 0 || (kernel_calls != 0) == ((blocks > sb) ? 1 : 0), kname,
               sb, "kernel reached iff blocks > scalar_blocks", len);
+        check(hybrid_calls == (hy && wrapped->xor_stream_hybrid != NULL ? kernel_calls : 0),
+              kname, sb, "the hybrid entry iff hybrid", len);
 
         /* two pieces, split anywhere: partial blocks and the kept keystream */
         cut = len == 0 ? 0 : (size_t)(rng() % (len + 1));
@@ -111,7 +124,7 @@ static void stream_suite(const chacha20_kernel *wrapped, const char *kname,
     }
 }
 
-static void aead_seal(const chacha20_kernel *k, unsigned int sb,
+static void aead_seal(const chacha20_kernel *k, unsigned int sb, int hy,
                       const uint8_t key[32], const uint32_t nonce[3],
                       const uint8_t *aad, size_t len, uint8_t *out,
                       uint8_t tag[16])
@@ -120,7 +133,7 @@ static void aead_seal(const chacha20_kernel *k, unsigned int sb,
 
     memset(&a, 0, sizeof(a));
     chacha_aead_setup(&a, k, &poly1305_portable_kernel, NULL);
-    chacha_aead_set_scalar_blocks(&a, sb);
+    chacha_aead_set_short_rule(&a, sb, hy);
     chacha_aead_set_key(&a, key);
     chacha_aead_set_nonce(&a, nonce);
     chacha_aead_aad(&a, aad, 13);
@@ -130,7 +143,7 @@ static void aead_seal(const chacha20_kernel *k, unsigned int sb,
 }
 
 static void aead_suite(const chacha20_kernel *wrapped, const char *kname,
-                       unsigned int sb)
+                       unsigned int sb, int hy)
 {
     size_t len;
 
@@ -142,15 +155,15 @@ static void aead_suite(const chacha20_kernel *wrapped, const char *kname,
         rng_bytes(aad, sizeof(aad));
         rng_bytes((uint8_t *)nonce, sizeof(nonce));
         rng_bytes(in, len);
-        aead_seal(&chacha20_portable_kernel, 0, key, nonce, aad, len, want, t1);
-        aead_seal(wrapped, sb, key, nonce, aad, len, got, t2);
+        aead_seal(&chacha20_portable_kernel, 0, 0, key, nonce, aad, len, want, t1);
+        aead_seal(wrapped, sb, hy, key, nonce, aad, len, got, t2);
         check(memcmp(got, want, len) == 0 && memcmp(t1, t2, 16) == 0, kname,
               sb, "AEAD seal", len);
     }
 }
 
 static void xchacha_suite(const chacha20_kernel *wrapped, const char *kname,
-                          unsigned int sb)
+                          unsigned int sb, int hy)
 {
     int i;
 
@@ -163,8 +176,8 @@ static void xchacha_suite(const chacha20_kernel *wrapped, const char *kname,
         memset(&ref, 0, sizeof(ref));
         rng_bytes((uint8_t *)key, sizeof(key));
         rng_bytes(nonce, sizeof(nonce));
-        chacha20_stream_set_kernel(&cs, wrapped, sb);
-        chacha20_stream_set_kernel(&ref, &chacha20_portable_kernel, 0);
+        chacha20_stream_set_kernel(&cs, wrapped, sb, hy);
+        chacha20_stream_set_kernel(&ref, &chacha20_portable_kernel, 0, 0);
         kernel_calls = 0;
         chacha_xchacha20_start(&cs, key, nonce, 0);
         chacha_xchacha20_start(&ref, key, nonce, 0);
@@ -180,23 +193,30 @@ static void run_kernel(const chacha20_kernel *k, const char *how)
     chacha20_kernel wrapped = *k;
     unsigned long before = n_fail, runs = n_pass;
     unsigned int sb;
+    int hy;
 
     under_test = k;
     wrapped.xor_stream = counting_xor;
+    if (k->xor_stream_hybrid != NULL)
+        wrapped.xor_stream_hybrid = counting_xor_hybrid;
     wrapped.hchacha20 = counting_hchacha;
-    for (sb = 0; sb <= CHACHA_SCALAR_BLOCKS_MAX; sb++) {
-        stream_suite(&wrapped, k->name, sb);
-        aead_suite(&wrapped, k->name, sb);
-        xchacha_suite(&wrapped, k->name, sb);
-    }
-    printf("run: kernel %s (%s), scalar_blocks 0..%d, lengths 0..%d: %lu checks, %s\n",
-           k->name, how, CHACHA_SCALAR_BLOCKS_MAX, MAXLEN, n_pass - runs,
+    for (hy = 0; hy <= 1; hy++)
+        for (sb = 0; sb <= CHACHA_SCALAR_BLOCKS_MAX; sb++) {
+            stream_suite(&wrapped, k->name, sb, hy);
+            aead_suite(&wrapped, k->name, sb, hy);
+            xchacha_suite(&wrapped, k->name, sb, hy);
+        }
+    printf("run: kernel %s (%s%s), scalar_blocks 0..%d, hybrid off/on, lengths 0..%d:"
+           " %lu checks, %s\n", k->name, how,
+           k->xor_stream_hybrid != NULL ? ", with its hybrid entry" : "",
+           CHACHA_SCALAR_BLOCKS_MAX, MAXLEN, n_pass - runs,
            n_fail == before ? "ok" : "FAILED");
 }
 
 static void rule_suite(void)
 {
     static const char *const bad[] = { "5", "-1", "x", "1x", " 1", "99999999999" };
+    static const char *const bad_hybrid[] = { "1", "yes", "On", " on", "onx" };
     chacha_short_rule r;
     char desc[160], n[4];
     size_t i;
@@ -207,14 +227,24 @@ static void rule_suite(void)
 
         for (sb = 0; sb <= CHACHA_SCALAR_BLOCKS_MAX; sb++) {
             snprintf(n, sizeof(n), "%u", sb);
-            check(chacha_short_rule_choose(k, n, &r) && r.scalar_blocks == sb
-                  && strcmp(r.source, "forced") == 0, k->name, sb, "forced rule", 0);
+            check(chacha_short_rule_choose(k, n, "on", &r) && r.scalar_blocks == sb
+                  && strcmp(r.source, "forced") == 0
+                  && r.hybrid == (k->xor_stream_hybrid != NULL), k->name, sb,
+                  "forced rule (hybrid on)", 0);
+            check(chacha_short_rule_choose(k, n, "off", &r) && r.scalar_blocks == sb
+                  && !r.hybrid && strcmp(r.hybrid_source, "forced") == 0, k->name,
+                  sb, "forced rule (hybrid off)", 0);
         }
         for (sb = 0; sb < sizeof(bad) / sizeof(bad[0]); sb++)
-            check(!chacha_short_rule_choose(k, bad[sb], &r), k->name, 0,
-                  "a bad forced value refused", sb);
-        check(chacha_short_rule_choose(k, "auto", &r) && chacha_short_rule_choose(k, NULL, &r)
-              && r.scalar_blocks <= CHACHA_SCALAR_BLOCKS_MAX, k->name, r.scalar_blocks,
+            check(!chacha_short_rule_choose(k, bad[sb], NULL, &r), k->name, 0,
+                  "a bad scalar_blocks refused", sb);
+        for (sb = 0; sb < sizeof(bad_hybrid) / sizeof(bad_hybrid[0]); sb++)
+            check(!chacha_short_rule_choose(k, NULL, bad_hybrid[sb], &r), k->name, 0,
+                  "a bad hybrid refused", sb);
+        check(chacha_short_rule_choose(k, "auto", "auto", &r)
+              && chacha_short_rule_choose(k, NULL, NULL, &r)
+              && r.scalar_blocks <= CHACHA_SCALAR_BLOCKS_MAX
+              && (!r.hybrid || k->xor_stream_hybrid != NULL), k->name, r.scalar_blocks,
               "auto rule", 0);
         if (k == &chacha20_portable_kernel)
             check(r.scalar_blocks == 0, k->name, r.scalar_blocks,

@@ -35,25 +35,20 @@ void emit_scalar(uint8_t *dst, const uint8_t *src, const y256_state *st)
 }
 
 /*
- * Passes of 9 blocks (8 vector + 1 scalar on the GPRs) are off by default:
- * on a quiet Zen 3 core they ran ~6% faster per block than passes of 8, but
- * on the shared benchmark machine they were often ~20% slower (the integer
- * pipes are not reliably idle). Build with -DCHACHA_AVX2_NINTH_BLOCK=1 to
- * measure them.
- */
-#ifndef CHACHA_AVX2_NINTH_BLOCK
-#define CHACHA_AVX2_NINTH_BLOCK 0
-#endif
-
-/*
- * len > 384. With CHACHA_AVX2_NINTH_BLOCK, passes of 9 whole blocks while at
+ * len > 384. With ninth (the hybrid entry, xor_stream_hybrid), passes of 9
+ * whole blocks, 8 in ymm and 1 on the GPRs interleaved with them, while at
  * least 9 remain, except that 961..1024 bytes go as two passes of 8; then
  * passes of 8 (the last possibly partial) while more than 384 bytes remain.
  * Returns how many bytes it did; the rest (at most 384) is for the row paths.
+ * The ninth block is free where the vector rounds are latency bound with
+ * room to spare (a vector step of 2 cycles: 16 KiB 11778 -> 11151 TSC ticks
+ * on such a Zen 4) and a loss where they are not (~20% slower on a Zen 4 with
+ * 1-cycle steps, where the front end is the bound): the short-path model
+ * (core/shortpath.c) picks the entry at load.
  */
 static __attribute__((noinline))
 size_t xor_8x(uint8_t *out, const uint8_t *in, size_t len,
-              const uint32_t key[8], const uint32_t counter[4])
+              const uint32_t key[8], const uint32_t counter[4], int ninth)
 {
     const size_t total = len;
     _Alignas(32) y256_state st;
@@ -63,7 +58,7 @@ size_t xor_8x(uint8_t *out, const uint8_t *in, size_t len,
     int i;
 
     y256_setup(p, key, counter);
-    if (CHACHA_AVX2_NINTH_BLOCK) {
+    if (ninth) {
         st.sin[0] = CHACHA_SIGMA0;
         st.sin[1] = CHACHA_SIGMA1;
         st.sin[2] = CHACHA_SIGMA2;
@@ -75,7 +70,7 @@ size_t xor_8x(uint8_t *out, const uint8_t *in, size_t len,
         st.sin[15] = counter[3];
     }
 
-    while (CHACHA_AVX2_NINTH_BLOCK && len >= 576
+    while (ninth && len >= 576
            && (len <= 960 || len > 1024)) {
         st.sin[12] = ctr + 8;
         y256_vrounds(p, 1);
@@ -104,7 +99,7 @@ size_t xor_8x(uint8_t *out, const uint8_t *in, size_t len,
     /* the key words and the round outputs: nothing key-derived stays behind */
     chacha_wipe(&st.in[4], 8 * sizeof(st.in[4]));
     chacha_wipe(st.out, sizeof(st.out));
-    if (CHACHA_AVX2_NINTH_BLOCK)
+    if (ninth)
         chacha_wipe(st.sin, sizeof(st.sin) + sizeof(st.sx));
     return total - len;
 }
@@ -216,14 +211,15 @@ void chacha20_xor_short(uint8_t *out, const uint8_t *in, size_t len,
 # define BURN_ROWS 640
 #endif
 
-static void chacha20_xor_avx2(uint8_t *out, const uint8_t *in, size_t len,
-                              const uint32_t key[8], const uint32_t counter[4])
+static inline __attribute__((always_inline))
+void xor_avx2(uint8_t *out, const uint8_t *in, size_t len,
+              const uint32_t key[8], const uint32_t counter[4], int ninth)
 {
     uint32_t c[4] = { counter[0], counter[1], counter[2], counter[3] };
     size_t done = 0;
 
     if (len > 384) {
-        done = xor_8x(out, in, len, key, counter);
+        done = xor_8x(out, in, len, key, counter, ninth);
         c[0] += (uint32_t)(done / 64);
     }
     if (len - done > 64) {
@@ -232,6 +228,18 @@ static void chacha20_xor_avx2(uint8_t *out, const uint8_t *in, size_t len,
     } else if (len > done) {
         xor_1(out + done, in + done, len - done, key, c);
     }
+}
+
+static void chacha20_xor_avx2(uint8_t *out, const uint8_t *in, size_t len,
+                              const uint32_t key[8], const uint32_t counter[4])
+{
+    xor_avx2(out, in, len, key, counter, 0);
+}
+
+static void chacha20_xor_avx2_gpr(uint8_t *out, const uint8_t *in, size_t len,
+                                  const uint32_t key[8], const uint32_t counter[4])
+{
+    xor_avx2(out, in, len, key, counter, 1);
 }
 
 /* the 128-bit template's HChaCha20, VEX-encoded */
@@ -245,6 +253,7 @@ const chacha20_kernel chacha20_avx2_kernel = {
     .name = "avx2",
     .caps = CHACHA_CAP_AVX2,
     .xor_stream = chacha20_xor_avx2,
+    .xor_stream_hybrid = chacha20_xor_avx2_gpr,
     .hchacha20 = hchacha20_avx2,
     /* 4 adds, 4 xors, 2 vpshufb rotates, 2 shift-or rotates (2 steps each), a vpshufd */
     .row_steps = 15,

@@ -37,9 +37,10 @@ void chacha_aead_setup(chacha_aead *a, const chacha20_kernel *chacha,
     a->fused = fused;
 }
 
-void chacha_aead_set_scalar_blocks(chacha_aead *a, unsigned int scalar_blocks)
+void chacha_aead_set_short_rule(chacha_aead *a, unsigned int scalar_blocks,
+                                int hybrid)
 {
-    chacha20_stream_set_kernel(&a->cs, a->cs.kernel, scalar_blocks);
+    chacha20_stream_set_kernel(&a->cs, a->cs.kernel, scalar_blocks, hybrid);
 }
 
 void chacha_aead_set_key(chacha_aead *a, const uint8_t key[32])

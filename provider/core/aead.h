@@ -52,7 +52,8 @@ void chacha_aead_setup(chacha_aead *a, const chacha20_kernel *chacha,
                        const poly1305_kernel *poly,
                        const chacha20_poly1305_kernel *fused);
 /* The short-path rule for its ChaCha20 calls (chacha20_stream_set_kernel). */
-void chacha_aead_set_scalar_blocks(chacha_aead *a, unsigned int scalar_blocks);
+void chacha_aead_set_short_rule(chacha_aead *a, unsigned int scalar_blocks,
+                                int hybrid);
 void chacha_aead_set_key(chacha_aead *a, const uint8_t key[32]);
 /*
  * Nonce words (little-endian loads of the 12 nonce bytes); starts a new

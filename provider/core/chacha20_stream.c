@@ -7,20 +7,24 @@
 static const uint8_t zero_block[64];
 
 void chacha20_stream_set_kernel(chacha20_stream *cs, const chacha20_kernel *k,
-                                unsigned int scalar_blocks)
+                                unsigned int scalar_blocks, int hybrid)
 {
     cs->kernel = k;
     cs->scalar_max = (size_t)scalar_blocks * 64;
+    cs->vector_xor = hybrid && k->xor_stream_hybrid != NULL
+                     ? k->xor_stream_hybrid : k->xor_stream;
 }
 
 void chacha20_stream_kernel_xor(const chacha20_stream *cs, uint8_t *out,
                                 const uint8_t *in, size_t len,
                                 const uint32_t counter[4])
 {
-    const chacha20_kernel *k = len <= cs->scalar_max
-                               ? &chacha20_portable_kernel : cs->kernel;
+    chacha20_xor_fn *f = len <= cs->scalar_max
+                         ? chacha20_portable_kernel.xor_stream
+                         : cs->vector_xor != NULL ? cs->vector_xor
+                                                  : cs->kernel->xor_stream;
 
-    k->xor_stream(out, in, len, cs->key, counter);
+    f(out, in, len, cs->key, counter);
 }
 
 const chacha20_kernel *chacha20_stream_hchacha_kernel(const chacha20_stream *cs)

@@ -33,11 +33,15 @@ typedef struct {
      * short-path rule, core/shortpath.h); 0: the kernel runs all.
      */
     size_t scalar_max;
+    chacha20_xor_fn *vector_xor;   /* the kernel's entry for the others */
 } chacha20_stream;
 
-/* Use kernel k, with calls of at most scalar_blocks blocks on the scalar one. */
+/*
+ * Use kernel k, with calls of at most scalar_blocks blocks on the scalar one,
+ * and the others on k's hybrid entry if hybrid (and k has one).
+ */
 void chacha20_stream_set_kernel(chacha20_stream *cs, const chacha20_kernel *k,
-                                unsigned int scalar_blocks);
+                                unsigned int scalar_blocks, int hybrid);
 /* The keystream for (cs->key, counter) xored into len bytes, on the path the rule picks. */
 void chacha20_stream_kernel_xor(const chacha20_stream *cs, uint8_t *out,
                                 const uint8_t *in, size_t len,

@@ -11,12 +11,18 @@
  *     n * Cs <= Cv,  n <= CHACHA_SCALAR_BLOCKS_MAX.
  * On the two Zen 4 latency profiles seen (VMs reporting the same CPUID):
  *   L = 1: avx512 Cv = 260, avx2 300; Cs ~ 300 -> 0 blocks: vector always;
- *   L = 2: avx512 Cv = 520, avx2 600; Cs ~ 320 -> 1 block scalar.
+ *   L = 2: avx512 Cv = 520, avx2 600; Cs ~ 330 -> 1 block scalar.
+ * The hybrid entry (avx2: a ninth block on the GPRs in each 8-block pass)
+ * adds ~52 scalar operations to the 64 vector ones of each round. That is
+ * free while the round's dependent chain (14 steps of L cycles) outlasts
+ * what the front end needs to issue both (116 operations at 5 to 6 a cycle:
+ * ~20-23 cycles), i.e. from L = 1.5: L = 2 gives 28 cycles (16 KiB: 5% less
+ * time on such a Zen 4), L = 1 gives 14 (there it was ~20% slower).
  * L and Cs are measured at load, in units of a dependent GPR add (one core
- * cycle), as the minimum of a few short runs (~10 us in all). If a
+ * cycle), as the minimum of a few short runs (~10-40 us in all). If a
  * measurement is implausible (a VM's TSC, a preempted run), the static rule
- * is 1 block: at worst ~10% slower for one block where vector wins (L = 1),
- * against ~1.8x where scalar wins (L = 2).
+ * is 1 block and no hybrid: at worst ~10% slower for one block where vector
+ * wins (L = 1), against ~1.8x where scalar wins (L = 2).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +31,7 @@
 #include "shortpath.h"
 
 #define STATIC_BLOCKS 1
+#define HYBRID_MIN_STEP 1.5
 #define RUNS 8
 #define CHAIN 1024
 
@@ -115,51 +122,70 @@ static int measure(const chacha20_kernel *k, double *step, double *block)
 }
 #endif
 
-int chacha_short_rule_choose(const chacha20_kernel *k, const char *forced,
-                             chacha_short_rule *r)
+static int forced(const char *v)
 {
-    int ok = 1;
+    return v != NULL && *v != '\0' && strcmp(v, "auto") != 0;
+}
+
+int chacha_short_rule_choose(const chacha20_kernel *k, const char *blocks,
+                             const char *hybrid, chacha_short_rule *r)
+{
+    int measured, ok = 1;
 
     memset(r, 0, sizeof(*r));
-    if (forced != NULL && *forced != '\0' && strcmp(forced, "auto") != 0) {
+    r->source = r->hybrid_source = "none";
+    if (k->row_steps != 0 && k != &chacha20_portable_kernel) {
+        measured = k->step_probe != NULL
+                   && measure(k, &r->step_cycles, &r->scalar_block_cycles);
+        if (measured) {
+            r->vector_block_cycles = 20.0 * k->row_steps * r->step_cycles;
+            while (r->scalar_blocks < CHACHA_SCALAR_BLOCKS_MAX
+                   && (r->scalar_blocks + 1) * r->scalar_block_cycles
+                      <= r->vector_block_cycles)
+                r->scalar_blocks++;
+            r->source = "model";
+        } else {
+            r->step_cycles = r->scalar_block_cycles = 0;
+            r->scalar_blocks = STATIC_BLOCKS;
+            r->source = "static";
+        }
+        if (k->xor_stream_hybrid != NULL) {
+            r->hybrid = measured && r->step_cycles >= HYBRID_MIN_STEP;
+            r->hybrid_source = r->source;
+        }
+    }
+    if (forced(blocks)) {
         char *end;
-        unsigned long n = strtoul(forced, &end, 10);
+        unsigned long n = strtoul(blocks, &end, 10);
 
-        if (*forced >= '0' && *forced <= '9' && *end == '\0'
+        if (*blocks >= '0' && *blocks <= '9' && *end == '\0'
             && n <= CHACHA_SCALAR_BLOCKS_MAX) {
             r->scalar_blocks = (unsigned int)n;
             r->source = "forced";
-            return 1;
+        } else {
+            ok = 0;
         }
-        ok = 0;
     }
-    if (k->row_steps == 0 || k == &chacha20_portable_kernel) {
-        r->source = "scalar kernel";
-        return ok;
+    if (forced(hybrid)) {
+        if (strcmp(hybrid, "on") == 0 || strcmp(hybrid, "off") == 0) {
+            r->hybrid = strcmp(hybrid, "on") == 0 && k->xor_stream_hybrid != NULL;
+            r->hybrid_source = "forced";
+        } else {
+            ok = 0;
+        }
     }
-    if (k->step_probe == NULL
-        || !measure(k, &r->step_cycles, &r->scalar_block_cycles)) {
-        r->scalar_blocks = STATIC_BLOCKS;
-        r->step_cycles = r->scalar_block_cycles = 0;
-        r->source = "static";
-        return ok;
-    }
-    r->vector_block_cycles = 20.0 * k->row_steps * r->step_cycles;
-    while (r->scalar_blocks < CHACHA_SCALAR_BLOCKS_MAX
-           && (r->scalar_blocks + 1) * r->scalar_block_cycles
-              <= r->vector_block_cycles)
-        r->scalar_blocks++;
-    r->source = "model";
     return ok;
 }
 
 void chacha_short_rule_describe(const chacha_short_rule *r, char *buf,
                                 size_t len)
 {
-    if (r->vector_block_cycles > 0)
-        snprintf(buf, len, "%u (model: vector step %.1f cycles, row pass %.0f,"
-                 " scalar block %.0f)", r->scalar_blocks, r->step_cycles,
+    int n = snprintf(buf, len, "scalar-blocks=%u (%s) hybrid=%s (%s)",
+                     r->scalar_blocks, r->source, r->hybrid ? "on" : "off",
+                     r->hybrid_source);
+
+    if (r->vector_block_cycles > 0 && n > 0 && (size_t)n < len)
+        snprintf(buf + n, len - (size_t)n, "; model: vector step %.1f cycles,"
+                 " row pass %.0f, scalar block %.0f", r->step_cycles,
                  r->vector_block_cycles, r->scalar_block_cycles);
-    else
-        snprintf(buf, len, "%u (%s)", r->scalar_blocks, r->source);
 }

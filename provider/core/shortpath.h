@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The short-path rule: calls of at most `scalar_blocks` blocks run the
- * portable (scalar) kernel instead of the chosen vector kernel, and so does
- * HChaCha20 when scalar_blocks >= 1. Chosen at load from a cost model fed
- * with this CPU's measured latencies (see shortpath.c), or forced.
+ * The path rule: calls of at most `scalar_blocks` blocks run the portable
+ * (scalar) kernel instead of the chosen vector kernel, and so does HChaCha20
+ * when scalar_blocks >= 1; longer ones run the kernel's hybrid entry (scalar
+ * blocks beside the vector ones) if `hybrid`. Chosen at load from a cost
+ * model fed with this CPU's measured latencies (see shortpath.c), or forced.
  */
 #ifndef CHACHA_CORE_SHORTPATH_H
 #define CHACHA_CORE_SHORTPATH_H
@@ -15,6 +16,8 @@
 
 typedef struct {
     unsigned int scalar_blocks;    /* 0..CHACHA_SCALAR_BLOCKS_MAX */
+    int hybrid;                    /* the kernel's xor_stream_hybrid */
+    const char *hybrid_source;     /* "model", "static", "forced", "none" */
     const char *source;            /* "model", "static", "forced", "scalar kernel" */
     /* what the model weighed, in core cycles (0: not measured) */
     double step_cycles;            /* one dependent vector step */
@@ -23,14 +26,15 @@ typedef struct {
 } chacha_short_rule;
 
 /*
- * The rule for kernel k: forced (NULL, "" or "auto": not forced) is a
- * number of blocks 0..CHACHA_SCALAR_BLOCKS_MAX. Returns 0 if forced is
- * neither; r then holds the auto rule.
+ * The rule for kernel k. NULL, "" or "auto": not forced; else blocks is a
+ * number 0..CHACHA_SCALAR_BLOCKS_MAX and hybrid "on" or "off" (on for a
+ * kernel without a hybrid entry means its only one). Returns 0 if either is
+ * none of these; r then holds the auto rule for it.
  */
-int chacha_short_rule_choose(const chacha20_kernel *k, const char *forced,
-                             chacha_short_rule *r);
+int chacha_short_rule_choose(const chacha20_kernel *k, const char *blocks,
+                             const char *hybrid, chacha_short_rule *r);
 
-/* "1 block (model: vector step 2.0 cycles, ...)" */
+/* "scalar-blocks=1 hybrid=on (model: vector step 2.0 cycles, ...)" */
 void chacha_short_rule_describe(const chacha_short_rule *r, char *buf,
                                 size_t len);
 

@@ -13,7 +13,7 @@ void chacha_evp_aead_setup(chacha_evp_aead *e, CHACHA_PROV_CTX *pctx)
 {
     e->pctx = pctx;
     chacha_aead_setup(&e->aead, pctx->chacha, pctx->poly, pctx->fused);
-    chacha_aead_set_scalar_blocks(&e->aead, pctx->scalar_blocks);
+    chacha_aead_set_short_rule(&e->aead, pctx->scalar_blocks, pctx->hybrid);
 }
 
 int chacha_evp_aead_ready(chacha_evp_aead *e)

@@ -45,7 +45,8 @@ static void *xchacha20_newctx(void *provctx)
     if (ctx == NULL)
         return NULL;
     ctx->pctx = pctx;
-    chacha20_stream_set_kernel(&ctx->cs, pctx->chacha, pctx->scalar_blocks);
+    chacha20_stream_set_kernel(&ctx->cs, pctx->chacha, pctx->scalar_blocks,
+                               pctx->hybrid);
     chacha_trace_newctx(pctx, "XChaCha20");
     return ctx;
 }

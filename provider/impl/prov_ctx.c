@@ -35,6 +35,7 @@ void chacha_trace_newctx(const CHACHA_PROV_CTX *pctx, const char *alg)
 {
     if (pctx->debug)
         fprintf(stderr, "chacha-provider: new %s context (chacha20=%s, poly1305=%s,"
-                " aead=%s, scalar-blocks=%u)\n", alg, pctx->chacha->name,
-                pctx->poly->name, chacha_aead_kernel_name(pctx), pctx->scalar_blocks);
+                " aead=%s, scalar-blocks=%u, hybrid=%s)\n", alg, pctx->chacha->name,
+                pctx->poly->name, chacha_aead_kernel_name(pctx), pctx->scalar_blocks,
+                pctx->hybrid ? "on" : "off");
 }

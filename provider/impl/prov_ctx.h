@@ -22,7 +22,8 @@ typedef struct {
     const poly1305_kernel *poly;
     const chacha20_poly1305_kernel *fused;   /* NULL: AEAD in two steps */
     unsigned int scalar_blocks;  /* the short-path rule (core/shortpath.h) */
-    char short_rule[128];        /* how it was chosen, as read back */
+    int hybrid;                  /* and its choice of the kernel's hybrid entry */
+    char short_rule[160];        /* how it was chosen, as read back */
     int debug;                 /* CHACHA_PROVIDER_DEBUG: trace to stderr */
     char buildinfo[384];       /* version, active kernels, OpenSSL built with */
 } CHACHA_PROV_CTX;

@@ -53,6 +53,12 @@ typedef struct {
     const char *name;          /* "portable", "ssse3", "avx2", "avx512", "neon" */
     unsigned int caps;         /* CHACHA_CAP_* bits the CPU must have */
     chacha20_xor_fn *xor_stream;
+    /*
+     * The same, with scalar blocks on the general purpose registers beside
+     * the vector ones, for CPUs where the vector rounds are latency bound
+     * with idle issue slots (the short-path model picks it); NULL: none.
+     */
+    chacha20_xor_fn *xor_stream_hybrid;
     hchacha20_fn *hchacha20;   /* NULL: the portable one */
     /*
      * For the AEAD core, which makes block 0 (the one-time key) in the same
