@@ -35,10 +35,10 @@ void emit_scalar(uint8_t *dst, const uint8_t *src, const y256_state *st)
 }
 
 /*
- * len > 384. With ninth (the hybrid entry, xor_stream_hybrid), passes of 9
- * whole blocks, 8 in ymm and 1 on the GPRs interleaved with them, while at
- * least 9 remain, except that 961..1024 bytes go as two passes of 8; then
- * passes of 8 (the last possibly partial) while more than 384 bytes remain.
+ * len > 384. With ninth (the hybrid entry, xor_stream_hybrid), first
+ * nine_block_passes() passes of 9 whole blocks, 8 in ymm and 1 on the GPRs
+ * interleaved with them; then passes of 8 (the last possibly partial) while
+ * more than 384 bytes remain.
  * Returns how many bytes it did; the rest (at most 384) is for the row paths.
  * The ninth block is free where the vector rounds are latency bound with
  * room to spare (a vector step of 2 cycles: 16 KiB 11778 -> 11151 TSC ticks
@@ -46,6 +46,19 @@ void emit_scalar(uint8_t *dst, const uint8_t *src, const y256_state *st)
  * 1-cycle steps, where the front end is the bound): the short-path model
  * (core/shortpath.c) picks the entry at load.
  */
+/*
+ * Of n whole blocks, how many go in passes of 9: as many as leave whole
+ * passes of 8 for the rest, in the fewest passes, ceil(n / 9) (128 blocks:
+ * 8 of 9 and 7 of 8), so that no short tail in rows (as long as a pass)
+ * follows; none where that fewest is no fewer than passes of 8 alone.
+ */
+static size_t nine_block_passes(size_t n)
+{
+    size_t passes = (n + 8) / 9;
+
+    return n >= 8 * passes ? n - 8 * passes : 0;
+}
+
 static __attribute__((noinline))
 size_t xor_8x(uint8_t *out, const uint8_t *in, size_t len,
               const uint32_t key[8], const uint32_t counter[4], int ninth)
@@ -55,6 +68,7 @@ size_t xor_8x(uint8_t *out, const uint8_t *in, size_t len,
     _Alignas(32) uint8_t ks[512];
     y256_state *p = &st;
     uint32_t ctr = counter[0];
+    size_t nine;
     int i;
 
     y256_setup(p, key, counter);
@@ -70,8 +84,8 @@ size_t xor_8x(uint8_t *out, const uint8_t *in, size_t len,
         st.sin[15] = counter[3];
     }
 
-    while (ninth && len >= 576
-           && (len <= 960 || len > 1024)) {
+    nine = ninth ? nine_block_passes(len / 64) : 0;
+    for (; nine > 0; nine--) {
         st.sin[12] = ctr + 8;
         y256_vrounds(p, 1);
         emit8(out, in, p);
