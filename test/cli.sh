@@ -239,6 +239,34 @@ check "unknown word in CHACHA_PROVIDER_DISABLE: chacha not loaded" \
 $unpinned OPENSSL_CONF="$srcdir/chacha-provider.cnf" $OPENSSL list -providers -verbose >"$tmp/o" 2>&1
 check "list -providers -verbose: buildinfo names the active kernels" \
     grep -q 'build info: chacha-provider .*(chacha20=[a-z0-9]* poly1305=[a-z0-9]* aead=[a-z0-9-]*)' "$tmp/o"
+# the path rule (docs/path-rule.md): read back, forced by cnf and by env
+# (env wins), a bad value fails the load with the reason
+rule="unset CHACHA_PROVIDER_SCALAR_BLOCKS CHACHA_PROVIDER_HYBRID;"
+check "list -providers -verbose: buildinfo has the path rule" \
+    grep -q 'scalar-blocks=[0-4] ([a-z ]*) hybrid=o[nf]*' "$tmp/o"
+sed 's/^\[chacha_sect\]/&\nscalar_blocks = 3\nhybrid = off/' "$srcdir/chacha-provider.cnf" >"$tmp/rule.cnf"
+sh -c "$rule $unpinned OPENSSL_CONF='$tmp/rule.cnf' $OPENSSL list -providers -verbose" >"$tmp/o" 2>&1
+check "cnf scalar_blocks = 3, hybrid = off: read back as forced" \
+    grep -q 'scalar-blocks=3 (forced) hybrid=off (forced)' "$tmp/o"
+sh -c "$rule CHACHA_PROVIDER_SCALAR_BLOCKS=0 CHACHA_PROVIDER_HYBRID=on $unpinned \
+    OPENSSL_CONF='$tmp/rule.cnf' $OPENSSL list -providers -verbose" >"$tmp/o" 2>&1
+check "CHACHA_PROVIDER_SCALAR_BLOCKS=0 wins over the cnf" \
+    grep -q 'scalar-blocks=0 (forced) hybrid=o[nf]* (forced)' "$tmp/o"
+for v in "CHACHA_PROVIDER_SCALAR_BLOCKS=5" "CHACHA_PROVIDER_SCALAR_BLOCKS=one" \
+         "CHACHA_PROVIDER_HYBRID=yes"; do
+    sh -c "$rule $v $OPENSSL list -providers -provider chacha" >"$tmp/o" 2>&1
+    check "$v: the load fails and says why" \
+        sh -c "grep -q 'chacha-provider: not loaded: scalar_blocks .* or hybrid .* is not valid' '$tmp/o' &&
+               ! grep -q '^  chacha' '$tmp/o'"
+done
+# with every block on the scalar path, enc still matches the default provider
+head -c 300 /dev/urandom >"$tmp/rpt"
+sh -c "$rule CHACHA_PROVIDER_SCALAR_BLOCKS=4 CHACHA_PROVIDER_DEBUG=1 $OPENSSL enc -chacha20 \
+    -K $key -iv 00000000000000000000000000000000 -in '$tmp/rpt' -out '$tmp/rct' $ours" 2>"$tmp/trace"
+$OPENSSL enc -chacha20 -K "$key" -iv 00000000000000000000000000000000 -in "$tmp/rpt" \
+    -out "$tmp/rct.dflt" $dflt
+check "scalar_blocks=4: enc -chacha20 equals the default provider, and our trace says so" \
+    sh -c "cmp -s '$tmp/rct' '$tmp/rct.dflt' && grep -q 'new ChaCha20 context (.*scalar-blocks=4' '$tmp/trace'"
 
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
