@@ -119,9 +119,10 @@
  * uses of a c row). On Zen 3 this runs as fast as taking turns with two c
  * rows in memory and two temporaries (within noise, with half the spill
  * traffic); without any memory round trip the rounds would be ~5% faster.
- * What bounds them is the shifts and byte shuffles: ~24 of the 64 operations
- * of a round, most of them on the critical path, and only two of the four
- * vector pipes run them. More independent blocks in vector registers (a
+ * What bounds them on Zen 3 is the shifts and byte shuffles: ~24 of the 64
+ * operations of a round, most of them on the critical path, and only two of
+ * the four vector pipes run them; where a vector step takes 2 cycles it is
+ * the chain itself (see CT_ASM_ROUND for the order that serves it). More independent blocks in vector registers (a
  * horizontal 2-block set beside the 8, 10 to 14 blocks) cost more in spills
  * than they gain; rotates through vpmulld (other pipes, 3 cycles) are slower.
  *
@@ -217,23 +218,29 @@
     "r10", "r11", "r12", "r13", "r14",
 
 /*
- * One round, its four quarter-rounds (a_k, b_k, c_k, d_k) advanced step by
- * step; quarter-round 3 has its c row in slot 11. h0..h11 are hooks (asm
- * strings, often empty) placed between the vector steps, three per group of
- * four steps: another instruction stream interleaved with the rounds, such
- * as a scalar ninth block or a fused kernel's Poly1305.
+ * One round: its quarter-rounds (a_k, b_k, c_k, d_k) in two pairs, (0, 1)
+ * then (3, 2), each pair advanced step by step through its whole quarter
+ * round; quarter-round 3 has its c row in slot 11. In program order a pair's
+ * chain is 16 instructions long, not 32 as when all four advance together:
+ * where a vector step takes 2 cycles (a Zen 4 VM) the rounds are latency
+ * bound, and with the pairs the 8-block AVX2 pass takes 360 TSC ticks, not
+ * 403 (OpenSSL's, which orders its quarter rounds in pairs too: 359); the
+ * SSSE3 4-block and the fused AVX2 kernels gain 4-6%. h0..h11 are hooks (asm
+ * strings, often empty) placed between the vector steps: another
+ * instruction stream interleaved with the rounds, such as a scalar ninth
+ * block or a fused kernel's Poly1305.
  */
 #define CT_ASM_ROUND(a0, b0, c0, d0, a1, b1, c1, d1, a2, b2, c2, d2, \
                      a3, b3, d3, h0, h1, h2, h3, h4, h5, h6, h7, h8, h9, \
                      h10, h11) \
-    CT_ROW_AD(a3, b3, d3, CT_M16) h0 CT_ROW_AD(a0, b0, d0, CT_M16) h1 \
-    CT_ROW_AD(a1, b1, d1, CT_M16) h2 CT_ROW_AD(a2, b2, d2, CT_M16) \
-    CT_ROW_CB_MEM(b3, d3, 12) h3 CT_ROW_CB(b0, c0, d0, 12) h4 \
-    CT_ROW_CB(b1, c1, d1, 12) h5 CT_ROW_CB(b2, c2, d2, 12) \
-    CT_ROW_AD(a3, b3, d3, CT_M8) h6 CT_ROW_AD(a0, b0, d0, CT_M8) h7 \
-    CT_ROW_AD(a1, b1, d1, CT_M8) h8 CT_ROW_AD(a2, b2, d2, CT_M8) \
-    CT_ROW_CB_MEM(b3, d3, 7) h9 CT_ROW_CB(b0, c0, d0, 7) h10 \
-    CT_ROW_CB(b1, c1, d1, 7) h11 CT_ROW_CB(b2, c2, d2, 7)
+    CT_ROW_AD(a0, b0, d0, CT_M16) h0 CT_ROW_AD(a1, b1, d1, CT_M16) h1 \
+    CT_ROW_CB(b0, c0, d0, 12) CT_ROW_CB(b1, c1, d1, 12) h2 \
+    CT_ROW_AD(a0, b0, d0, CT_M8) CT_ROW_AD(a1, b1, d1, CT_M8) h3 \
+    CT_ROW_CB(b0, c0, d0, 7) h4 CT_ROW_CB(b1, c1, d1, 7) h5 \
+    CT_ROW_AD(a3, b3, d3, CT_M16) h6 CT_ROW_AD(a2, b2, d2, CT_M16) h7 \
+    CT_ROW_CB_MEM(b3, d3, 12) CT_ROW_CB(b2, c2, d2, 12) h8 \
+    CT_ROW_AD(a3, b3, d3, CT_M8) CT_ROW_AD(a2, b2, d2, CT_M8) h9 \
+    CT_ROW_CB_MEM(b3, d3, 7) h10 CT_ROW_CB(b2, c2, d2, 7) h11
 
 /*
  * The whole vertical kernel as one asm string: load the 16 rows, init, ten
