@@ -182,5 +182,6 @@ static const OSSL_PARAM xchacha20_known_settable_ctx_params[] = {
     OSSL_PARAM_END
 };
 
+_Static_assert(offsetof(XCHACHA20_CTX, pctx) == 0, "CHACHA_CTX_PCTX");
 CHACHA_CIPHER_DISPATCH(xchacha20, chacha_xchacha20_functions, XCHACHA20_CTX,
                        XCHACHA20_IV_LEN, 0);

@@ -161,5 +161,6 @@ static const OSSL_PARAM xaead_known_settable_ctx_params[] = {
     OSSL_PARAM_END
 };
 
+_Static_assert(offsetof(XAEAD_CTX, e.pctx) == 0, "CHACHA_CTX_PCTX");
 CHACHA_CIPHER_DISPATCH(xaead, chacha_xchacha20_poly1305_functions, XAEAD_CTX,
                        XAEAD_IV_LEN, 1);
