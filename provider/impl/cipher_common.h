@@ -55,6 +55,17 @@ int chacha_stream_update(chacha20_stream *cs, unsigned char *out,
 int chacha_set_octets(OSSL_PARAM *p, const void *data, size_t len);
 
 /*
+ * The X ciphers' IVs (24, 32 bytes) are longer than EVP_MAX_IV_LENGTH (16).
+ * A caller that keeps its IV in such a 16-byte buffer just before its key
+ * (OpenSSL 3.0 and 3.5's `openssl enc`) writes the IV's tail over the key
+ * and hands us the key's first bytes as the IV's tail: the IV, which is
+ * public, would carry key bytes, and the bytes are not the ones asked for.
+ * 0 (with CHACHA_R_IV_HOLDS_KEY) when IV bytes 16.. equal the key's first.
+ */
+int chacha_check_iv_tail(const CHACHA_PROV_CTX *pctx, const unsigned char *key,
+                         const unsigned char *iv, size_t ivlen);
+
+/*
  * The boilerplate half of a cipher's dispatch table. A cipher file defines
  * its context type ctx_type (plain data: freed with a wipe, duplicated by
  * copy), PREFIX_newctx, _init (the shared body of encrypt and decrypt init,

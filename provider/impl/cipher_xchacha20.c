@@ -70,6 +70,8 @@ static int xchacha20_init(XCHACHA20_CTX *ctx, const unsigned char *key,
         ERR_raise(ERR_LIB_PROV, PROV_R_INVALID_KEY_LENGTH);
         return 0;
     }
+    if (!chacha_check_iv_tail(ctx->pctx, key, iv, XCHACHA20_IV_LEN))
+        return 0;
     if (key != NULL) {
         for (i = 0; i < 8; i++)
             ctx->key[i] = chacha_load_le32(key + 4 * i);

@@ -10,6 +10,7 @@ const OSSL_ITEM chacha_reason_strings[] = {
     { CHACHA_R_BAD_TLS_RECORD, "bad tls record length" },
     { CHACHA_R_IV_NOT_SET, "iv not set" },
     { CHACHA_R_SELF_TEST_FAILED, "provider in error state: self-test failed" },
+    { CHACHA_R_IV_HOLDS_KEY, "iv holds key bytes" },
     { 0, NULL }
 };
 

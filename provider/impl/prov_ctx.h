@@ -41,6 +41,7 @@ typedef struct {
 #define CHACHA_R_BAD_TLS_RECORD      3
 #define CHACHA_R_IV_NOT_SET          4
 #define CHACHA_R_SELF_TEST_FAILED    5
+#define CHACHA_R_IV_HOLDS_KEY        6
 
 /* Their strings, for OSSL_FUNC_PROVIDER_GET_REASON_STRINGS. */
 extern const OSSL_ITEM chacha_reason_strings[];
