@@ -78,8 +78,10 @@ for o in "$OPENSSL" 35; do
             "iv holds key bytes"
         must_refuse "3.0 enc -d -xchacha20 -K -iv" "$o" "-d -xchacha20 -K $K -iv $IV $ours" \
             "iv holds key bytes"
+        # (under test/sanitize.sh's ASan preload the checked memcpy may not
+        # abort: the overflow then reaches the key and the provider refuses)
         must_refuse "3.0 enc -xchacha20 -pbkdf2" "$o" "-xchacha20 -pbkdf2 -pass pass:x $ours" \
-            "buffer overflow detected|AddressSanitizer"
+            "buffer overflow detected|AddressSanitizer|iv holds key bytes"
         must_refuse "3.0 enc -xchacha20 -pass (EVP_BytesToKey)" "$o" "-xchacha20 -pass pass:x $ours" \
             "assertion failed: niv <= EVP_MAX_IV_LENGTH"
         ;;
