@@ -36,6 +36,6 @@ for args in "-K $K -iv $IV" "-pbkdf2 -pass pass:x"; do
     # shellcheck disable=SC2086
     head -c 64 /dev/zero | ASAN_OPTIONS=detect_leaks=0 run enc -xchacha20 $args \
         -provider-path "$mods" -provider chacha -provider default 2>&1 >/dev/null |
-        grep -E 'ERROR: AddressSanitizer|(READ|WRITE) of size|^    #[0-4] |is located|iv holds key|Error setting' |
+        grep -E "ERROR: AddressSanitizer|(READ|WRITE) of size|^    #[0-4] |is located|'iv'|iv holds key|Error setting" |
         head -n 12
 done
