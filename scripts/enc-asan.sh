@@ -3,7 +3,7 @@
 # Does `openssl enc -xchacha20` read or write out of bounds? An ASan build of
 # OpenSSL's `openssl` app (and its libcrypto) from Debian's upstream tarball
 # of the version under test, then enc with our module: -K/-iv, -pbkdf2.
-# Not part of `make check` (a build of OpenSSL takes 15-30 minutes on one
+# Not part of `make check` (a build of OpenSSL took 50-70 minutes on one busy
 # core); the outcome is stated in README.md ("openssl enc and XChaCha20") and
 # checked on the distribution's own binaries by test/enc_xchacha.sh.
 # Usage: scripts/enc-asan.sh VERSION MODULES_DIR [WORKDIR]
