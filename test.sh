@@ -118,6 +118,8 @@ suite fuzz-smoke env FUZZ_BUILD="$build/fuzz" FUZZ_CORPUS="$build/fuzz-corpus" s
 harness_env="LIST_BACKENDS=$build/test/list_backends CHACHA_MODULES=$build/.libs srcdir=$top HARNESS_BROKEN=$build/harness-broken"
 suite harness env $harness_env HARNESS_WORK="$build/harness" sh scripts/openssl-harness.sh ci 3.0
 suite harness35 env $harness_env HARNESS_WORK="$build/harness35" sh scripts/openssl-harness.sh ci 3.5
+# issue 24: the self-test against the broken-kernel build (the one the harness built)
+suite selftest-broken env builddir="$build" srcdir="$top" sh test/selftest-broken.sh "$build/harness-broken"
 
 # the same suite on ARM, cross-built and run under qemu
 if [ $arm_ok -eq 1 ]; then

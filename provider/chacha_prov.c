@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* chacha provider entry point: parameters, algorithm table, backend choice. */
+/* clock_gettime (CLOCK_MONOTONIC) under -std=c11 */
+#define _POSIX_C_SOURCE 200809L
 #ifdef HAVE_CONFIG_H
 # include "config.h"
 #endif
@@ -7,14 +9,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
 #include <openssl/err.h>
 #include <openssl/proverr.h>
 #include <openssl/params.h>
+#include <openssl/self_test.h>
 #include "prov_ctx.h"
 #include "cpu.h"
 #include "registry.h"
+#include "selftest.h"
 #include "shortpath.h"
 
 #ifndef PACKAGE_VERSION
@@ -92,7 +97,7 @@ static int chacha_get_params(void *provctx, OSSL_PARAM params[])
     if (p != NULL && !OSSL_PARAM_set_utf8_ptr(p, pctx->buildinfo))
         return 0;
     p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_STATUS);
-    if (p != NULL && !OSSL_PARAM_set_int(p, 1))
+    if (p != NULL && !OSSL_PARAM_set_int(p, atomic_load(&pctx->failed) ? 0 : 1))
         return 0;
     p = OSSL_PARAM_locate(params, PROV_PARAM_CHACHA20_IMPL);
     if (p != NULL && !OSSL_PARAM_set_utf8_ptr(p, pctx->chacha->name))
@@ -112,8 +117,10 @@ static int chacha_get_params(void *provctx, OSSL_PARAM params[])
 static const OSSL_ALGORITHM *chacha_query(void *provctx, int operation_id,
                                           int *no_cache)
 {
-    (void)provctx;
     *no_cache = 0;
+    /* the error state: nothing to fetch (the core flushed what it cached) */
+    if (!chacha_prov_running(provctx))
+        return NULL;
     switch (operation_id) {
     case OSSL_OP_CIPHER:
         return chacha_ciphers;
@@ -143,8 +150,103 @@ static void chacha_teardown(void *provctx)
     OPENSSL_free(pctx);
 }
 
+/*
+ * The known-answer tests (core/selftest.c) on this instance's kernels,
+ * reported to the application's OSSL_SELF_TEST callback when it set one
+ * (OSSL_SELF_TEST_set_callback): start, pass or fail per vector, and the
+ * "Corrupt" phase, in which the callback may have an output byte flipped --
+ * OpenSSL's own way to test a provider's failure path (FIPS provider).
+ */
+typedef struct {
+    OSSL_SELF_TEST *st;
+    char desc[160];
+} selftest_report;
+
+static void report_begin(void *arg, const char *kernel, const char *vector)
+{
+    selftest_report *r = arg;
+
+    snprintf(r->desc, sizeof(r->desc), "%s (%s)", vector, kernel);
+    OSSL_SELF_TEST_onbegin(r->st, OSSL_SELF_TEST_TYPE_KAT_CIPHER, r->desc);
+}
+
+static void report_corrupt(void *arg, uint8_t *out)
+{
+    selftest_report *r = arg;
+
+    OSSL_SELF_TEST_oncorrupt_byte(r->st, out);
+}
+
+static void report_end(void *arg, int ok)
+{
+    selftest_report *r = arg;
+
+    OSSL_SELF_TEST_onend(r->st, ok);
+}
+
+/*
+ * Run the tests; on failure write what failed to msg. The time taken goes to
+ * the debug trace. when: "at load" or "on demand".
+ */
+static int run_selftest(CHACHA_PROV_CTX *pctx, const char *when, char *msg,
+                        size_t msglen)
+{
+    selftest_report rep = { NULL, "" };
+    chacha_selftest_hooks hooks = { report_begin, report_corrupt, report_end, &rep };
+    chacha_selftest_failure fail = { "", NULL };
+    OSSL_CALLBACK *cb = NULL;
+    void *cbarg = NULL;
+    struct timespec t0, t1;
+    int ok;
+
+    if (pctx->self_test_cb != NULL && pctx->core_get_libctx != NULL)
+        pctx->self_test_cb(pctx->core_get_libctx(pctx->handle), &cb, &cbarg);
+    if (cb != NULL && (rep.st = OSSL_SELF_TEST_new(cb, cbarg)) == NULL) {
+        /* a callback that asked to watch cannot: fail closed */
+        snprintf(msg, msglen, "out of memory for the self-test callback");
+        return 0;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    ok = chacha_selftest_run(pctx->chacha, pctx->poly, pctx->fused,
+                             pctx->scalar_blocks, pctx->hybrid,
+                             rep.st != NULL ? &hooks : NULL, &fail);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    OSSL_SELF_TEST_free(rep.st);
+    if (!ok)
+        snprintf(msg, msglen, "kernel %s, vector \"%s\"", fail.kernel, fail.vector);
+    if (pctx->debug)
+        fprintf(stderr, "chacha-provider: self-test %s %s in %ld us (chacha20=%s"
+                " poly1305=%s aead=%s)\n", when, ok ? "passed" : "FAILED",
+                (long)((t1.tv_sec - t0.tv_sec) * 1000000L
+                       + (t1.tv_nsec - t0.tv_nsec) / 1000),
+                pctx->chacha->name, pctx->poly->name, chacha_aead_kernel_name(pctx));
+    return ok;
+}
+
+/*
+ * OSSL_PROVIDER_self_test(): a failure puts the instance into the error
+ * state for good (as OpenSSL's FIPS provider): status 0, fetches and every
+ * operation, also of contexts made before, fail with the reason.
+ */
+static int chacha_self_test(void *provctx)
+{
+    CHACHA_PROV_CTX *pctx = provctx;
+    char msg[160];
+
+    if (!chacha_prov_running(pctx))
+        return 0;
+    if (run_selftest(pctx, "on demand", msg, sizeof(msg)))
+        return 1;
+    snprintf(pctx->selftest_error, sizeof(pctx->selftest_error), "on demand: %s", msg);
+    atomic_store(&pctx->failed, 1);
+    chacha_raise(pctx, CHACHA_R_SELF_TEST_FAILED, "on demand: %s", msg);
+    fprintf(stderr, "chacha-provider: error state: self-test on demand failed: %s\n", msg);
+    return 0;
+}
+
 static const OSSL_DISPATCH chacha_provider_functions[] = {
     { OSSL_FUNC_PROVIDER_TEARDOWN, (void (*)(void))chacha_teardown },
+    { OSSL_FUNC_PROVIDER_SELF_TEST, (void (*)(void))chacha_self_test },
     { OSSL_FUNC_PROVIDER_GETTABLE_PARAMS, (void (*)(void))chacha_gettable_params },
     { OSSL_FUNC_PROVIDER_GET_PARAMS, (void (*)(void))chacha_get_params },
     { OSSL_FUNC_PROVIDER_QUERY_OPERATION, (void (*)(void))chacha_query },
@@ -188,10 +290,10 @@ static const char *choice(const CHACHA_PROV_CTX *pctx, const char *env,
  * successful init) and, since applications loading us from a config file
  * rarely print the queue, as one line on stderr.
  */
-static void load_failed(const char *fmt, ...)
-    __attribute__((format(printf, 1, 2)));
+static void load_failed(int reason, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
-static void load_failed(const char *fmt, ...)
+static void load_failed(int reason, const char *fmt, ...)
 {
     char msg[320];
     va_list ap;
@@ -199,7 +301,7 @@ static void load_failed(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
-    ERR_raise_data(ERR_LIB_PROV, PROV_R_INVALID_CONFIG_DATA, "%s", msg);
+    ERR_raise_data(ERR_LIB_PROV, reason, "%s", msg);
     fprintf(stderr, "chacha-provider: not loaded: %s\n", msg);
 }
 
@@ -214,7 +316,8 @@ static void raise_select_error(enum chacha_primitive prim, const char *name,
     char usable[128];
 
     chacha_usable_names(prim, usable, sizeof(usable));
-    load_failed("%s implementation \"%s\" %s (this CPU runs: %s)",
+    load_failed(PROV_R_INVALID_CONFIG_DATA,
+                "%s implementation \"%s\" %s (this CPU runs: %s)",
                 prim == CHACHA_PRIM_CHACHA20 ? "chacha20" : "poly1305",
                 name, why[status], usable);
 }
@@ -230,7 +333,8 @@ static int select_kernels(CHACHA_PROV_CTX *pctx)
     chacha_short_rule rule;
 
     if (bad != NULL) {
-        load_failed("CHACHA_PROVIDER_DISABLE names an unknown feature \"%s\""
+        load_failed(PROV_R_INVALID_CONFIG_DATA,
+                    "CHACHA_PROVIDER_DISABLE names an unknown feature \"%s\""
                     " (known: ssse3 avx2 avx512f avx512vl avx512bw avx512ifma"
                     " bmi2 adx neon all)", bad);
         return 0;
@@ -249,7 +353,8 @@ static int select_kernels(CHACHA_PROV_CTX *pctx)
     sname = choice(pctx, "CHACHA_PROVIDER_SCALAR_BLOCKS", "scalar_blocks");
     hname = choice(pctx, "CHACHA_PROVIDER_HYBRID", "hybrid");
     if (!chacha_short_rule_choose(pctx->chacha, sname, hname, &rule)) {
-        load_failed("scalar_blocks \"%s\" (auto or 0..%d) or hybrid \"%s\""
+        load_failed(PROV_R_INVALID_CONFIG_DATA,
+                    "scalar_blocks \"%s\" (auto or 0..%d) or hybrid \"%s\""
                     " (auto, on or off) is not valid", sname ? sname : "auto",
                     CHACHA_SCALAR_BLOCKS_MAX, hname ? hname : "auto");
         return 0;
@@ -292,6 +397,12 @@ int OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
         case OSSL_FUNC_CORE_VSET_ERROR:
             pctx->core_vset_error = OSSL_FUNC_core_vset_error(in);
             break;
+        case OSSL_FUNC_CORE_GET_LIBCTX:
+            pctx->core_get_libctx = OSSL_FUNC_core_get_libctx(in);
+            break;
+        case OSSL_FUNC_SELF_TEST_CB:
+            pctx->self_test_cb = OSSL_FUNC_self_test_cb(in);
+            break;
         default:
             break;
         }
@@ -303,6 +414,18 @@ int OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
         OPENSSL_free(pctx);
         return 0;
     }
+    /* the known answers on the chosen kernels: a wrong kernel is never loaded */
+    if (!run_selftest(pctx, "at load", pctx->selftest_error,
+                      sizeof(pctx->selftest_error))) {
+        /* OpenSSL's reason for a failed power-on self-test */
+        load_failed(PROV_R_SELF_TEST_POST_FAILURE, "self-test at load failed: %s",
+                    pctx->selftest_error);
+        OPENSSL_free(pctx);
+        return 0;
+    }
+#ifdef CHACHA_TEST_BROKEN_KERNEL
+    chacha_test_broken_arm();
+#endif
     if (pctx->debug)
         fprintf(stderr, "chacha-provider: loaded %s, chacha20=%s poly1305=%s aead=%s"
                 " %s\n", PACKAGE_VERSION, pctx->chacha->name,

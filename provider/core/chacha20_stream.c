@@ -3,6 +3,9 @@
 #include <string.h>
 #include "util.h"
 #include "chacha20_stream.h"
+#ifdef CHACHA_TEST_BROKEN_KERNEL
+# include "selftest.h"
+#endif
 
 static const uint8_t zero_block[64];
 
@@ -65,7 +68,8 @@ void chacha20_stream_set_key(chacha20_stream *cs, const uint8_t key[32])
     for (i = 0; i < 8; i++)
         cs->key[i] = chacha_load_le32(key + 4 * i);
 #ifdef CHACHA_TEST_BROKEN_KERNEL
-    cs->key[0] ^= 1;    /* TEST ONLY (--enable-test-broken-kernel): harness negative control */
+    /* TEST ONLY (--enable-test-broken-kernel): harness and self-test negative control */
+    cs->key[0] ^= chacha_test_broken_bit();
 #endif
 }
 

@@ -155,4 +155,5 @@ static const OSSL_PARAM chacha20_known_settable_ctx_params[] = {
     OSSL_PARAM_END
 };
 
+_Static_assert(offsetof(CHACHA20_CTX, pctx) == 0, "CHACHA_CTX_PCTX");
 CHACHA_CIPHER_DISPATCH(chacha20, chacha_chacha20_functions, CHACHA20_CTX, CHACHA20_IV_LEN, 0);

@@ -328,4 +328,5 @@ static const OSSL_PARAM aead_known_settable_ctx_params[] = {
     OSSL_PARAM_END
 };
 
+_Static_assert(offsetof(AEAD_CTX, e.pctx) == 0, "CHACHA_CTX_PCTX");
 CHACHA_CIPHER_DISPATCH(aead, chacha_chacha20_poly1305_functions, AEAD_CTX, AEAD_IV_LEN, 1);

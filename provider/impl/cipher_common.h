@@ -3,6 +3,7 @@
 #ifndef CHACHA_PROV_CIPHER_COMMON_H
 #define CHACHA_PROV_CIPHER_COMMON_H
 
+#include <stddef.h>
 #include <string.h>
 #include <openssl/core.h>
 #include <openssl/core_dispatch.h>
@@ -54,13 +55,27 @@ int chacha_stream_update(chacha20_stream *cs, unsigned char *out,
 int chacha_set_octets(OSSL_PARAM *p, const void *data, size_t len);
 
 /*
+ * The X ciphers' IVs (24, 32 bytes) are longer than EVP_MAX_IV_LENGTH (16).
+ * A caller that keeps its IV in such a 16-byte buffer just before its key
+ * (OpenSSL 3.0 and 3.5's `openssl enc`) writes the IV's tail over the key
+ * and hands us the key's first bytes as the IV's tail: the IV, which is
+ * public, would carry key bytes, and the bytes are not the ones asked for.
+ * 0 (with CHACHA_R_IV_HOLDS_KEY) when IV bytes 16.. equal the key's first.
+ */
+int chacha_check_iv_tail(const CHACHA_PROV_CTX *pctx, const unsigned char *key,
+                         const unsigned char *iv, size_t ivlen);
+
+/*
  * The boilerplate half of a cipher's dispatch table. A cipher file defines
  * its context type ctx_type (plain data: freed with a wipe, duplicated by
  * copy), PREFIX_newctx, _init (the shared body of encrypt and decrypt init,
  * with an enc flag), _update, _final, _cipher, _get_ctx_params,
  * _set_ctx_params and the arrays PREFIX_known_gettable_ctx_params and
  * PREFIX_known_settable_ctx_params; this macro adds the rest and the table.
+ * The context starts with its CHACHA_PROV_CTX pointer (CHACHA_CTX_PCTX): in
+ * the provider's error state, new contexts, inits and data calls are refused.
  */
+#define CHACHA_CTX_PCTX(vctx) (*(CHACHA_PROV_CTX *const *)(vctx))
 #define CHACHA_CIPHER_DISPATCH(prefix, table, ctx_type, ivlen, aead)          \
 static OSSL_FUNC_cipher_freectx_fn prefix##_freectx;                         \
 static OSSL_FUNC_cipher_dupctx_fn prefix##_dupctx;                           \
@@ -75,8 +90,11 @@ static void prefix##_freectx(void *vctx)                                     \
 }                                                                            \
 static void *prefix##_dupctx(void *vctx)                                     \
 {                                                                            \
-    ctx_type *dst = OPENSSL_malloc(sizeof(*dst));                            \
+    ctx_type *dst;                                                           \
                                                                              \
+    if (!chacha_prov_running(CHACHA_CTX_PCTX(vctx)))                         \
+        return NULL;                                                         \
+    dst = OPENSSL_malloc(sizeof(*dst));                                      \
     if (dst != NULL)                                                         \
         memcpy(dst, vctx, sizeof(*dst));                                     \
     return dst;                                                              \
@@ -85,13 +103,39 @@ static int prefix##_einit(void *vctx, const unsigned char *key, size_t keylen, \
                           const unsigned char *iv, size_t ivl,               \
                           const OSSL_PARAM params[])                         \
 {                                                                            \
-    return prefix##_init(vctx, key, keylen, iv, ivl, params, 1);             \
+    return chacha_prov_running(CHACHA_CTX_PCTX(vctx))                        \
+           && prefix##_init(vctx, key, keylen, iv, ivl, params, 1);          \
 }                                                                            \
 static int prefix##_dinit(void *vctx, const unsigned char *key, size_t keylen, \
                           const unsigned char *iv, size_t ivl,               \
                           const OSSL_PARAM params[])                         \
 {                                                                            \
-    return prefix##_init(vctx, key, keylen, iv, ivl, params, 0);             \
+    return chacha_prov_running(CHACHA_CTX_PCTX(vctx))                        \
+           && prefix##_init(vctx, key, keylen, iv, ivl, params, 0);          \
+}                                                                            \
+static void *prefix##_newctx_run(void *provctx)                             \
+{                                                                            \
+    return chacha_prov_running(provctx) ? prefix##_newctx(provctx) : NULL;   \
+}                                                                            \
+static int prefix##_update_run(void *vctx, unsigned char *out, size_t *outl, \
+                               size_t outsize, const unsigned char *in,      \
+                               size_t inl)                                   \
+{                                                                            \
+    return chacha_prov_running(CHACHA_CTX_PCTX(vctx))                        \
+           && prefix##_update(vctx, out, outl, outsize, in, inl);            \
+}                                                                            \
+static int prefix##_final_run(void *vctx, unsigned char *out, size_t *outl,  \
+                              size_t outsize)                                \
+{                                                                            \
+    return chacha_prov_running(CHACHA_CTX_PCTX(vctx))                        \
+           && prefix##_final(vctx, out, outl, outsize);                      \
+}                                                                            \
+static int prefix##_cipher_run(void *vctx, unsigned char *out, size_t *outl, \
+                               size_t outsize, const unsigned char *in,      \
+                               size_t inl)                                   \
+{                                                                            \
+    return chacha_prov_running(CHACHA_CTX_PCTX(vctx))                        \
+           && prefix##_cipher(vctx, out, outl, outsize, in, inl);            \
 }                                                                            \
 static int prefix##_get_params(OSSL_PARAM params[])                          \
 {                                                                            \
@@ -110,14 +154,14 @@ static const OSSL_PARAM *prefix##_settable_ctx_params(void *vctx, void *pc)  \
     return prefix##_known_settable_ctx_params;                               \
 }                                                                            \
 const OSSL_DISPATCH table[] = {                                              \
-    { OSSL_FUNC_CIPHER_NEWCTX, (void (*)(void))prefix##_newctx },            \
+    { OSSL_FUNC_CIPHER_NEWCTX, (void (*)(void))prefix##_newctx_run },            \
     { OSSL_FUNC_CIPHER_FREECTX, (void (*)(void))prefix##_freectx },          \
     { OSSL_FUNC_CIPHER_DUPCTX, (void (*)(void))prefix##_dupctx },            \
     { OSSL_FUNC_CIPHER_ENCRYPT_INIT, (void (*)(void))prefix##_einit },       \
     { OSSL_FUNC_CIPHER_DECRYPT_INIT, (void (*)(void))prefix##_dinit },       \
-    { OSSL_FUNC_CIPHER_UPDATE, (void (*)(void))prefix##_update },            \
-    { OSSL_FUNC_CIPHER_FINAL, (void (*)(void))prefix##_final },              \
-    { OSSL_FUNC_CIPHER_CIPHER, (void (*)(void))prefix##_cipher },            \
+    { OSSL_FUNC_CIPHER_UPDATE, (void (*)(void))prefix##_update_run },            \
+    { OSSL_FUNC_CIPHER_FINAL, (void (*)(void))prefix##_final_run },              \
+    { OSSL_FUNC_CIPHER_CIPHER, (void (*)(void))prefix##_cipher_run },            \
     { OSSL_FUNC_CIPHER_GET_PARAMS, (void (*)(void))prefix##_get_params },    \
     { OSSL_FUNC_CIPHER_GETTABLE_PARAMS,                                      \
       (void (*)(void))chacha_cipher_gettable_params },                       \

@@ -71,6 +71,8 @@ static int xchacha20_init(XCHACHA20_CTX *ctx, const unsigned char *key,
         ERR_raise(ERR_LIB_PROV, PROV_R_INVALID_KEY_LENGTH);
         return 0;
     }
+    if (!chacha_check_iv_tail(ctx->pctx, key, iv, XCHACHA20_IV_LEN))
+        return 0;
     if (key != NULL) {
         for (i = 0; i < 8; i++)
             ctx->key[i] = chacha_load_le32(key + 4 * i);
@@ -183,5 +185,6 @@ static const OSSL_PARAM xchacha20_known_settable_ctx_params[] = {
     OSSL_PARAM_END
 };
 
+_Static_assert(offsetof(XCHACHA20_CTX, pctx) == 0, "CHACHA_CTX_PCTX");
 CHACHA_CIPHER_DISPATCH(xchacha20, chacha_xchacha20_functions, XCHACHA20_CTX,
                        XCHACHA20_IV_LEN, 0);

@@ -60,6 +60,8 @@ static int xaead_init(XAEAD_CTX *ctx, const unsigned char *key, size_t keylen,
         ERR_raise(ERR_LIB_PROV, PROV_R_INVALID_KEY_LENGTH);
         return 0;
     }
+    if (!chacha_check_iv_tail(ctx->e.pctx, key, iv, XAEAD_IV_LEN))
+        return 0;
     if (iv != NULL) {
         memcpy(ctx->nonce, iv, XAEAD_IV_LEN);
         ctx->e.iv_set = 1;
@@ -161,5 +163,6 @@ static const OSSL_PARAM xaead_known_settable_ctx_params[] = {
     OSSL_PARAM_END
 };
 
+_Static_assert(offsetof(XAEAD_CTX, e.pctx) == 0, "CHACHA_CTX_PCTX");
 CHACHA_CIPHER_DISPATCH(xaead, chacha_xchacha20_poly1305_functions, XAEAD_CTX,
                        XAEAD_IV_LEN, 1);

@@ -69,7 +69,8 @@ static int take_priv(const OSSL_PARAM *p, unsigned char **buf, size_t *len)
 
 static void *key_new(void *provctx)
 {
-    (void)provctx;
+    if (!chacha_prov_running(provctx))
+        return NULL;
     return OPENSSL_zalloc(sizeof(POLY1305_KEY));
 }
 
@@ -197,9 +198,11 @@ static const OSSL_PARAM *key_settable_params(void *provctx)
 
 static void *gen_init(void *provctx, int selection, const OSSL_PARAM params[])
 {
-    POLY1305_GEN *g = OPENSSL_zalloc(sizeof(*g));
+    POLY1305_GEN *g;
 
-    (void)provctx;
+    if (!chacha_prov_running(provctx))
+        return NULL;
+    g = OPENSSL_zalloc(sizeof(*g));
     if (g == NULL)
         return NULL;
     g->selection = selection;

@@ -39,8 +39,11 @@ static OSSL_FUNC_mac_set_ctx_params_fn mac_set_ctx_params;
 
 static void *mac_newctx(void *provctx)
 {
-    MAC_CTX *ctx = OPENSSL_zalloc(sizeof(*ctx));
+    MAC_CTX *ctx;
 
+    if (!chacha_prov_running(provctx))
+        return NULL;
+    ctx = OPENSSL_zalloc(sizeof(*ctx));
     if (ctx != NULL)
         ctx->pctx = provctx;
     return ctx;
@@ -48,8 +51,11 @@ static void *mac_newctx(void *provctx)
 
 static void *mac_dupctx(void *vctx)
 {
-    MAC_CTX *dst = OPENSSL_malloc(sizeof(*dst));
+    MAC_CTX *dst;
 
+    if (!chacha_prov_running(((MAC_CTX *)vctx)->pctx))
+        return NULL;
+    dst = OPENSSL_malloc(sizeof(*dst));
     if (dst != NULL)
         memcpy(dst, vctx, sizeof(*dst));
     return dst;
@@ -77,7 +83,7 @@ static int mac_init(void *vctx, const unsigned char *key, size_t keylen,
 {
     MAC_CTX *ctx = vctx;
 
-    if (!mac_set_ctx_params(ctx, params))
+    if (!chacha_prov_running(ctx->pctx) || !mac_set_ctx_params(ctx, params))
         return 0;
     if (key != NULL)
         return mac_setkey(ctx, key, keylen);
@@ -93,6 +99,8 @@ static int mac_update(void *vctx, const unsigned char *data, size_t len)
 {
     MAC_CTX *ctx = vctx;
 
+    if (!chacha_prov_running(ctx->pctx))
+        return 0;
     if (!ctx->key_set) {
         ERR_raise(ERR_LIB_PROV, PROV_R_NO_KEY_SET);
         return 0;
@@ -108,6 +116,8 @@ static int mac_final(void *vctx, unsigned char *out, size_t *outl,
 {
     MAC_CTX *ctx = vctx;
 
+    if (!chacha_prov_running(ctx->pctx))
+        return 0;
     if (!ctx->key_set) {
         ERR_raise(ERR_LIB_PROV, PROV_R_NO_KEY_SET);
         return 0;

@@ -9,6 +9,8 @@ const OSSL_ITEM chacha_reason_strings[] = {
     { CHACHA_R_ALREADY_FINALISED, "operation already finalised, set a new iv" },
     { CHACHA_R_BAD_TLS_RECORD, "bad tls record length" },
     { CHACHA_R_IV_NOT_SET, "iv not set" },
+    { CHACHA_R_SELF_TEST_FAILED, "provider in error state: self-test failed" },
+    { CHACHA_R_IV_HOLDS_KEY, "iv holds key bytes" },
     { 0, NULL }
 };
 
@@ -38,4 +40,12 @@ void chacha_trace_newctx(const CHACHA_PROV_CTX *pctx, const char *alg)
                 " aead=%s, scalar-blocks=%u, hybrid=%s)\n", alg, pctx->chacha->name,
                 pctx->poly->name, chacha_aead_kernel_name(pctx), pctx->scalar_blocks,
                 pctx->hybrid ? "on" : "off");
+}
+
+int chacha_prov_running(const CHACHA_PROV_CTX *pctx)
+{
+    if (pctx == NULL || !atomic_load(&pctx->failed))
+        return 1;
+    chacha_raise(pctx, CHACHA_R_SELF_TEST_FAILED, "%s", pctx->selftest_error);
+    return 0;
 }

@@ -7,6 +7,7 @@
 #ifndef CHACHA_IMPL_PROV_CTX_H
 #define CHACHA_IMPL_PROV_CTX_H
 
+#include <stdatomic.h>
 #include <openssl/core.h>
 #include <openssl/core_dispatch.h>
 #include "kernel.h"
@@ -26,6 +27,15 @@ typedef struct {
     char short_rule[160];        /* how it was chosen, as read back */
     int debug;                 /* CHACHA_PROVIDER_DEBUG: trace to stderr */
     char buildinfo[384];       /* version, active kernels, OpenSSL built with */
+    OSSL_FUNC_core_get_libctx_fn *core_get_libctx;
+    OSSL_FUNC_self_test_cb_fn *self_test_cb;
+    /*
+     * 0 while the instance runs (zeroed memory runs); 1 once an on-demand
+     * self-test failed: the error state (status 0, every fetch and operation
+     * refused). Set after selftest_error, which says what failed.
+     */
+    atomic_int failed;
+    char selftest_error[192];
 } CHACHA_PROV_CTX;
 
 /* Reason codes of errors that are ours rather than OpenSSL's PROV_R_* ones. */
@@ -33,12 +43,20 @@ typedef struct {
 #define CHACHA_R_ALREADY_FINALISED   2
 #define CHACHA_R_BAD_TLS_RECORD      3
 #define CHACHA_R_IV_NOT_SET          4
+#define CHACHA_R_SELF_TEST_FAILED    5
+#define CHACHA_R_IV_HOLDS_KEY        6
 
 /* Their strings, for OSSL_FUNC_PROVIDER_GET_REASON_STRINGS. */
 extern const OSSL_ITEM chacha_reason_strings[];
 
 /* Raise one of the CHACHA_R_* errors under this provider's own library. */
 void chacha_raise(const CHACHA_PROV_CTX *pctx, int reason, const char *fmt, ...);
+
+/*
+ * 1 if the instance runs; 0 in the error state, after raising
+ * CHACHA_R_SELF_TEST_FAILED with what failed. pctx NULL counts as running.
+ */
+int chacha_prov_running(const CHACHA_PROV_CTX *pctx);
 
 /* "avx2-fused", or "two-step" when ChaCha20 and Poly1305 run one after the other */
 const char *chacha_aead_kernel_name(const CHACHA_PROV_CTX *pctx);

@@ -49,9 +49,12 @@ static void (*mac_fn(int id))(void)
 
 static void *sig_newctx(void *provctx, const char *propq)
 {
-    SIG_CTX *ctx = OPENSSL_zalloc(sizeof(*ctx));
+    SIG_CTX *ctx;
 
     (void)propq;               /* the MAC is ours, whatever the query */
+    if (!chacha_prov_running(provctx))
+        return NULL;
+    ctx = OPENSSL_zalloc(sizeof(*ctx));
     if (ctx == NULL)
         return NULL;
     ctx->provctx = provctx;
@@ -76,8 +79,11 @@ static void sig_freectx(void *vctx)
 
 static void *sig_dupctx(void *vctx)
 {
-    SIG_CTX *src = vctx, *dst = OPENSSL_malloc(sizeof(*dst));
+    SIG_CTX *src = vctx, *dst;
 
+    if (!chacha_prov_running(src->provctx))
+        return NULL;
+    dst = OPENSSL_malloc(sizeof(*dst));
     if (dst == NULL)
         return NULL;
     memcpy(dst, src, sizeof(*dst));
@@ -98,6 +104,8 @@ static int sig_init(void *vctx, const char *mdname, void *vkey,
     size_t len = POLY1305_KEY_LEN;
 
     (void)mdname;
+    if (!chacha_prov_running(ctx->provctx))
+        return 0;
     if (key == NULL && !ctx->have_key) {
         ERR_raise(ERR_LIB_PROV, PROV_R_NO_KEY_SET);
         return 0;
