@@ -70,7 +70,7 @@ static int take_priv(const OSSL_PARAM *p, unsigned char **buf, size_t *len)
 static void *key_new(void *provctx)
 {
     (void)provctx;
-    return OPENSSL_zalloc(sizeof(POLY1305_KEY));
+    return chacha_ctx_zalloc(sizeof(POLY1305_KEY));
 }
 
 static void key_free(void *vkey)
@@ -197,7 +197,7 @@ static const OSSL_PARAM *key_settable_params(void *provctx)
 
 static void *gen_init(void *provctx, int selection, const OSSL_PARAM params[])
 {
-    POLY1305_GEN *g = OPENSSL_zalloc(sizeof(*g));
+    POLY1305_GEN *g = chacha_ctx_zalloc(sizeof(*g));
 
     (void)provctx;
     if (g == NULL)
@@ -246,7 +246,7 @@ static void *gen(void *vgen, OSSL_CALLBACK *cb, void *cbarg)
         ERR_raise(ERR_LIB_PROV, PROV_R_INVALID_KEY);
         return NULL;
     }
-    if ((key = OPENSSL_zalloc(sizeof(*key))) == NULL)
+    if ((key = chacha_ctx_zalloc(sizeof(*key))) == NULL)
         return NULL;
     if ((g->selection & OSSL_KEYMGMT_SELECT_KEYPAIR) != 0) {
         key->priv = g->priv;

@@ -39,7 +39,7 @@ static OSSL_FUNC_mac_set_ctx_params_fn mac_set_ctx_params;
 
 static void *mac_newctx(void *provctx)
 {
-    MAC_CTX *ctx = OPENSSL_zalloc(sizeof(*ctx));
+    MAC_CTX *ctx = chacha_ctx_zalloc(sizeof(*ctx));
 
     if (ctx != NULL)
         ctx->pctx = provctx;
@@ -48,11 +48,7 @@ static void *mac_newctx(void *provctx)
 
 static void *mac_dupctx(void *vctx)
 {
-    MAC_CTX *dst = OPENSSL_malloc(sizeof(*dst));
-
-    if (dst != NULL)
-        memcpy(dst, vctx, sizeof(*dst));
-    return dst;
+    return chacha_ctx_memdup(vctx, sizeof(MAC_CTX));
 }
 
 static void mac_freectx(void *vctx)

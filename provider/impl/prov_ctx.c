@@ -2,6 +2,9 @@
 /* Error raising and tracing shared by the algorithm dispatch files. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
+#include <openssl/crypto.h>
+#include <openssl/err.h>
 #include "prov_ctx.h"
 
 const OSSL_ITEM chacha_reason_strings[] = {
@@ -37,4 +40,24 @@ void chacha_trace_newctx(const CHACHA_PROV_CTX *pctx, const char *alg)
         fprintf(stderr, "chacha-provider: new %s context (chacha20=%s, poly1305=%s,"
                 " aead=%s)\n", alg, pctx->chacha->name, pctx->poly->name,
                 chacha_aead_kernel_name(pctx));
+}
+
+void *chacha_ctx_zalloc(size_t n)
+{
+    void *p = OPENSSL_zalloc(n);
+
+    if (p == NULL)
+        ERR_raise(ERR_LIB_PROV, ERR_R_MALLOC_FAILURE);
+    return p;
+}
+
+void *chacha_ctx_memdup(const void *src, size_t n)
+{
+    void *p = OPENSSL_malloc(n);
+
+    if (p == NULL)
+        ERR_raise(ERR_LIB_PROV, ERR_R_MALLOC_FAILURE);
+    else
+        memcpy(p, src, n);
+    return p;
 }

@@ -49,7 +49,7 @@ static void (*mac_fn(int id))(void)
 
 static void *sig_newctx(void *provctx, const char *propq)
 {
-    SIG_CTX *ctx = OPENSSL_zalloc(sizeof(*ctx));
+    SIG_CTX *ctx = chacha_ctx_zalloc(sizeof(*ctx));
 
     (void)propq;               /* the MAC is ours, whatever the query */
     if (ctx == NULL)
@@ -76,11 +76,10 @@ static void sig_freectx(void *vctx)
 
 static void *sig_dupctx(void *vctx)
 {
-    SIG_CTX *src = vctx, *dst = OPENSSL_malloc(sizeof(*dst));
+    SIG_CTX *src = vctx, *dst = chacha_ctx_memdup(src, sizeof(*dst));
 
     if (dst == NULL)
         return NULL;
-    memcpy(dst, src, sizeof(*dst));
     dst->mac = ((OSSL_FUNC_mac_dupctx_fn *)mac_fn(OSSL_FUNC_MAC_DUPCTX))(src->mac);
     if (dst->mac == NULL) {
         OPENSSL_clear_free(dst, sizeof(*dst));
