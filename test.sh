@@ -112,6 +112,11 @@ job distcheck sh -c "cd '$build' && make -j$jobs distcheck"
 # a one-minute differential fuzz against the default provider
 suite sanitizers env SAN_BUILD="$build/asan" TSAN_BUILD="$build/tsan" JOBS=$jobs sh test/sanitize.sh
 suite fuzz-smoke env FUZZ_BUILD="$build/fuzz" FUZZ_CORPUS="$build/fuzz-corpus" sh fuzz/run-smoke.sh 60
+# issue 24: the nginx load soak (2 workers, short TLS 1.3 connections and
+# long downloads at once, ours then the default) on the ASan module of the
+# sanitizer job, nginx with libasan preloaded: no error, no report naming ours
+suite soak-asan env SOAK_ASAN=1 SOAK_SECONDS=45 OPENSSL_MODULES="$build/asan/.libs" \
+    srcdir="$top" builddir="$build/asan" bash test/soak_nginx.sh
 
 # OpenSSL's own evp_test, ssl_test and sslapitest against the provider, with their
 # negative controls; built once per OpenSSL version into $CHACHA_CACHE (docs/harness.md)

@@ -448,6 +448,30 @@ static void op_fresh(reader *r)
         memcpy(S.iv, v, 16);
 }
 
+/* A new context pair, keyed and with an IV: after a set the model cannot follow. */
+static void op_fresh_keyed(reader *r)
+{
+    uint8_t key[32], iv[16];
+    int i, rc[2];
+
+    make_key(r, key);
+    make_iv(r, iv);
+    new_pair();
+    note("  -> new keyed ctx pair enc=%d", S.enc);
+    for (i = 0; i < 2; i++)
+        rc[i] = EVP_CipherInit_ex2(S.c[i], ciph[i][S.aead], key, iv, S.enc, NULL);
+    cmp_rc("fresh keyed init", rc[OURS], rc[DFLT]);
+    if (!rc[OURS])
+        fail("fresh keyed init failed");
+    S.key_set = S.iv_set = 1;
+    S.phase = PH_FRESH;
+    S.tag_len = 0;
+    S.tls_armed = 0;
+    S.c20_pos = 0;
+    memcpy(S.key, key, 32);
+    memcpy(S.iv, iv, 16);
+}
+
 static void op_init(reader *r)
 {
     uint8_t b = rd8(r), key[32], iv[16];
@@ -600,6 +624,23 @@ static void op_update(reader *r, int aad_op, int api)
     }
 }
 
+/*
+ * KNOWN_CIPHER_FINAL: the default's EVP_Cipher(ctx, NULL, NULL, 0) on
+ * ChaCha20-Poly1305 returns 0 without finalising (its ccipher returns early
+ * on a zero length): no tag is computed when sealing, none checked when
+ * opening (a forged message opens). Ours finalises. The default side is
+ * compared as if it finalised: its EVP_CipherFinal_ex, 1 -> 0 and 0 -> -1.
+ */
+static int final_as_cipher(EVP_CIPHER_CTX *c)
+{
+    uint8_t dummy[16];
+    int outl = 0;
+
+    n_deviations++;
+    note("  -> known difference KNOWN_CIPHER_FINAL: default finalised by Final");
+    return EVP_CipherFinal_ex(c, dummy, &outl) == 1 ? 0 : -1;
+}
+
 static void do_final(reader *r, int api)
 {
     int rc[2], outl[2] = { -1, -1 }, i;
@@ -641,11 +682,16 @@ static void do_final(reader *r, int api)
         return;
     }
     for (i = 0; i < 2; i++) {
-        if (api)
+        if (api && (i == OURS || !S.aead || strict))
             rc[i] = EVP_Cipher(S.c[i], NULL, NULL, 0);
+        else if (api)
+            rc[i] = final_as_cipher(S.c[i]);
         else
             rc[i] = EVP_CipherFinal_ex(S.c[i], S.out[i] + SLACK, &outl[i]);
     }
+    if (api && S.aead && strict && rc[OURS] != rc[DFLT])
+        fail("KNOWN_CIPHER_FINAL: EVP_Cipher(NULL, NULL, 0) ours %d, default %d",
+             rc[OURS], rc[DFLT]);
     cmp_rc(what, rc[OURS], rc[DFLT]);
     if (!api && outl[OURS] != outl[DFLT] && rc[OURS] == 1)
         fail("%s: outl ours %d, default %d", what, outl[OURS], outl[DFLT]);
@@ -1047,6 +1093,212 @@ static void op_params(reader *r)
     ERR_clear_error();
 }
 
+
+/*
+ * The parameter and ctrl surface, unstructured: 1-4 params of random keys
+ * (every cipher ctx key either provider knows, a few it does not), random
+ * types and data sizes, in a random order, set or got together; or a raw
+ * EVP_CIPHER_CTX_ctrl with a random type and arg. Return codes, the data
+ * written and the return_size of every get must match the default's. A set
+ * that succeeded on both and can change the AEAD state the model tracks
+ * starts a fresh context pair.
+ */
+static const char *const surface_keys[] = {
+    OSSL_CIPHER_PARAM_IVLEN, OSSL_CIPHER_PARAM_KEYLEN, OSSL_CIPHER_PARAM_AEAD_TAG,
+    OSSL_CIPHER_PARAM_AEAD_TAGLEN, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD,
+    OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD, OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED,
+    OSSL_CIPHER_PARAM_IV, OSSL_CIPHER_PARAM_UPDATED_IV, OSSL_CIPHER_PARAM_PADDING,
+    OSSL_CIPHER_PARAM_NUM, OSSL_CIPHER_PARAM_ROUNDS, OSSL_CIPHER_PARAM_MODE,
+    OSSL_CIPHER_PARAM_TLS_VERSION, OSSL_CIPHER_PARAM_TLS_MAC_SIZE,
+    OSSL_CIPHER_PARAM_AEAD_IVLEN, OSSL_CIPHER_PARAM_SPEED, "chacha-unknown", ""
+};
+static const unsigned int surface_types[] = {
+    OSSL_PARAM_INTEGER, OSSL_PARAM_UNSIGNED_INTEGER, OSSL_PARAM_OCTET_STRING,
+    OSSL_PARAM_UTF8_STRING, OSSL_PARAM_OCTET_PTR, OSSL_PARAM_UTF8_PTR, OSSL_PARAM_REAL,
+    OSSL_PARAM_OCTET_STRING
+};
+static const size_t surface_sizes[] = { 0, 1, 2, 4, 8, 16, 11, 12, 13, 32, 3, 17, 24, 64, 5, 9 };
+
+#define SURF_MAX 4
+#define SURF_BUF 72
+
+static int surface_resets(const char *key)
+{
+    return strcmp(key, OSSL_CIPHER_PARAM_AEAD_TAG) == 0
+           || strcmp(key, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD) == 0
+           || strcmp(key, OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED) == 0
+           || strcmp(key, OSSL_CIPHER_PARAM_IVLEN) == 0
+           || strcmp(key, OSSL_CIPHER_PARAM_KEYLEN) == 0;
+}
+
+static void surface_ctrl(reader *r)
+{
+    static const int types[] = {
+        EVP_CTRL_AEAD_SET_IVLEN, EVP_CTRL_GET_IVLEN, EVP_CTRL_AEAD_SET_TAG,
+        EVP_CTRL_AEAD_GET_TAG, EVP_CTRL_AEAD_TLS1_AAD, EVP_CTRL_AEAD_SET_IV_FIXED,
+        EVP_CTRL_SET_KEY_LENGTH, EVP_CTRL_INIT, EVP_CTRL_GET_RC2_KEY_BITS, 0x7f
+    };
+    static const int args[] = { 0, 1, 12, 16, 13, 17, -1, 11, 32, 8, 24, 2, 64, 15, 4, 7 };
+    uint8_t b = rd8(r), buf[2][SURF_BUF];
+    int type = types[(b & 0x0f) % 10], arg = args[rd8(r) & 15], rc[2], i;
+
+    rdbytes(r, buf[0], SURF_BUF);
+    memcpy(buf[1], buf[0], SURF_BUF);
+    note("ctrl type %d arg %d%s", type, arg, (b & 0x10) ? " ptr NULL" : "");
+    if ((b & 0x10) && S.aead
+        && (type == EVP_CTRL_AEAD_GET_TAG || type == EVP_CTRL_AEAD_TLS1_AAD
+            || type == EVP_CTRL_AEAD_SET_IV_FIXED)) {
+        /*
+         * A NULL ptr: the default's ChaCha20-Poly1305 tag get, tlsaad and
+         * tlsivfixed dereference it (a crash). Ours alone (the sanitizers
+         * watch it), then both start on new contexts.
+         */
+        n_deviations++;
+        EVP_CIPHER_CTX_ctrl(S.c[OURS], type, arg, NULL);
+        ERR_clear_error();
+        op_fresh_keyed(r);
+        return;
+    }
+    for (i = 0; i < 2; i++)
+        rc[i] = EVP_CIPHER_CTX_ctrl(S.c[i], type, arg, (b & 0x10) ? NULL : buf[i]);
+    cmp_rc("ctrl", rc[OURS], rc[DFLT]);
+    if (memcmp(buf[0], buf[1], SURF_BUF) != 0) {
+        hexdump("ours", buf[0], SURF_BUF);
+        hexdump("default", buf[1], SURF_BUF);
+        fail("ctrl %d arg %d: the buffers differ", type, arg);
+    }
+    ERR_clear_error();
+    if (rc[OURS] > 0 && type != EVP_CTRL_GET_IVLEN && type != EVP_CTRL_AEAD_GET_TAG)
+        op_fresh_keyed(r);
+}
+
+/*
+ * docs/compat.md: ours answers `iv` and `updated-iv` gets that 3.0's default
+ * ignores (extra information). Such a get runs on ours alone: it either
+ * succeeds within the buffer or fails with an error queued.
+ */
+static int surface_extension(const char *key, unsigned int type, size_t size,
+                             uint8_t *buf)
+{
+    OSSL_PARAM g[2];
+    void *ptr = NULL;
+    int rc;
+
+    if (strcmp(key, OSSL_CIPHER_PARAM_IV) != 0
+        && strcmp(key, OSSL_CIPHER_PARAM_UPDATED_IV) != 0)
+        return 0;
+    g[0].key = key;
+    g[0].data_type = type;
+    g[0].data = (type == OSSL_PARAM_OCTET_PTR || type == OSSL_PARAM_UTF8_PTR)
+                ? (void *)&ptr : (void *)buf;
+    g[0].data_size = size;
+    g[0].return_size = OSSL_PARAM_UNMODIFIED;
+    g[1] = OSSL_PARAM_construct_end();
+    note("  -> extension get %s on ours alone", key);
+    ERR_clear_error();
+    rc = EVP_CIPHER_CTX_get_params(S.c[OURS], g);
+    if (rc > 0 && g[0].return_size != OSSL_PARAM_UNMODIFIED
+        && g[0].return_size > 32)
+        fail("extension get %s: return_size %zu", key, g[0].return_size);
+    if (rc <= 0 && ERR_peek_error() == 0)
+        fail("extension get %s failed without an error", key);
+    ERR_clear_error();
+    return 1;
+}
+
+static void op_surface(reader *r)
+{
+    OSSL_PARAM p[2][SURF_MAX + 1];
+    uint8_t data[2][SURF_MAX][SURF_BUF];
+    void *ptr[2][SURF_MAX];
+    int skip[SURF_MAX];
+    uint8_t b = rd8(r);
+    int n = 1 + (b & 3), get = (b >> 2) & 1, reset = 0, rc[2], i, k;
+
+    if ((b & 0x18) == 0x18) {
+        surface_ctrl(r);
+        return;
+    }
+    for (k = 0; k < n; k++) {
+        uint8_t kb = rd8(r), tb = rd8(r);
+        const char *key = surface_keys[kb % (sizeof(surface_keys) / sizeof(surface_keys[0]))];
+        unsigned int type = surface_types[tb & 7];
+        size_t size = surface_sizes[(tb >> 3) & 15];
+
+        if (tb & 0x80)
+            size = rd8(r) % SURF_BUF;
+        rdbytes(r, data[0][k], SURF_BUF);
+        memcpy(data[1][k], data[0][k], SURF_BUF);
+        note("%s param %s type %u size %zu", get ? "get" : "set", key[0] ? key : "\"\"",
+             type, size);
+        reset |= surface_resets(key);
+        skip[k] = get && surface_extension(key, type, size, data[0][k]);
+        if (skip[k])
+            continue;
+        for (i = 0; i < 2; i++) {
+            p[i][k].key = key;
+            p[i][k].data_type = type;
+            p[i][k].data_size = size;
+            p[i][k].return_size = OSSL_PARAM_UNMODIFIED;
+            if (type == OSSL_PARAM_OCTET_PTR || type == OSSL_PARAM_UTF8_PTR) {
+                /* a set reads through the pointer; a get writes the pointer */
+                ptr[i][k] = get ? NULL : data[i][k];
+                p[i][k].data = &ptr[i][k];
+            } else {
+                p[i][k].data = data[i][k];
+            }
+        }
+    }
+    for (i = 0; i < 2; i++) {
+        int m = 0;
+
+        for (k = 0; k < n; k++)
+            if (!skip[k])
+                p[i][m++] = p[i][k];
+        p[i][m] = OSSL_PARAM_construct_end();
+    }
+    n = 0;
+    while (p[0][n].key != NULL)
+        n++;
+    for (i = 0; i < 2; i++) {
+        rc[i] = get ? EVP_CIPHER_CTX_get_params(S.c[i], p[i])
+                    : EVP_CIPHER_CTX_set_params(S.c[i], p[i]);
+    }
+    cmp_rc(get ? "get params (surface)" : "set params (surface)", rc[OURS], rc[DFLT]);
+    /*
+     * A failed call of several params: which of them took effect (or were
+     * written) before the failure is unspecified -- the default walks its
+     * keys in its own order, ours the array's. Only the return code counts;
+     * a failed set starts a new context pair.
+     */
+    for (k = 0; get && rc[OURS] > 0 && k < n; k++) {
+        /* the default writes the tag without setting return_size */
+        if (p[0][k].return_size != p[1][k].return_size
+            && !(p[1][k].return_size == OSSL_PARAM_UNMODIFIED
+                 && strcmp(p[0][k].key, OSSL_CIPHER_PARAM_AEAD_TAG) == 0
+                 && p[0][k].return_size == p[0][k].data_size))
+            fail("get %s: return_size ours %zu, default %zu", p[0][k].key,
+                 p[0][k].return_size, p[1][k].return_size);
+        if (p[0][k].data_type == OSSL_PARAM_OCTET_PTR
+            || p[0][k].data_type == OSSL_PARAM_UTF8_PTR) {
+            /* the pointers are each provider's own: compare what they show */
+            const void *q0 = *(void **)p[0][k].data, *q1 = *(void **)p[1][k].data;
+
+            if ((q0 == NULL) != (q1 == NULL)
+                || (q0 != NULL && p[0][k].return_size != OSSL_PARAM_UNMODIFIED
+                    && memcmp(q0, q1, p[0][k].return_size) != 0))
+                fail("get %s (pointer): what it points at differs", p[0][k].key);
+        } else if (memcmp(p[0][k].data, p[1][k].data, SURF_BUF) != 0) {
+            hexdump("ours", p[0][k].data, SURF_BUF);
+            hexdump("default", p[1][k].data, SURF_BUF);
+            fail("get %s: the data written differs", p[0][k].key);
+        }
+    }
+    ERR_clear_error();
+    if (!get && (rc[OURS] <= 0 || reset))
+        op_fresh_keyed(r);
+}
+
 /* ------------------------------------------------------------------------ */
 
 /* ------------------------------------------------------------------------ */
@@ -1272,7 +1524,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         case 11: op_tag(&r); break;
         case 12: op_tls(&r); break;
         case 13: op_dup(&r); break;
-        case 14: op_params(&r); break;
+        case 14: if (op & 0x10) op_surface(&r); else op_params(&r); break;
         default: op_open(&r); break;
         }
         ERR_clear_error();

@@ -93,4 +93,22 @@ for run in $runs; do
         [ -n "$a" ] && echo "# reproduce: CHACHA_PROVIDER_IMPL=$c OPENSSL_MODULES=$build/.libs $build/fuzz/fuzz_differential $a"
     fi
 done
+
+# the committed minimized corpus of the long campaign (fuzz/long.sh) and the
+# regressions, every input once, backends on auto: one check
+if [ -d "$here/corpus-min" ]; then
+    log=$build/replay.log
+    mkdir -p "$build/replay-scratch"
+    "$build/fuzz/fuzz_differential" -runs=0 -max_len=4096 -timeout=20 -rss_limit_mb=2048 \
+        -artifact_prefix="$build/artifacts/" "$build/replay-scratch" "$here/corpus-min" \
+        "$here/regressions" >"$log" 2>&1
+    rc=$?
+    n=$(ls "$here/corpus-min" "$here/regressions" | wc -l)
+    if [ $rc -eq 0 ]; then
+        pass=$((pass + 1)); echo "ok - replay of fuzz/corpus-min and fuzz/regressions ($n inputs)"
+    else
+        fail=$((fail + 1)); echo "FAIL - replay of fuzz/corpus-min (exit $rc, log $log)"
+        grep -A40 -E 'DIFFERENTIAL FAILURE|ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error' "$log" | head -n 60
+    fi
+fi
 finish

@@ -297,3 +297,20 @@ listens_on_loopback_only() {
                 if (x[1] != "0100007F" && x[1] != "00000000000000000000000001000000") bad++ }
             END { exit !(seen > 0 && bad == 0) }'
 }
+
+# nginx_prefix DIR: a private prefix (logs/, tmp/) a worker that dropped its
+# privileges can write to
+nginx_prefix() { mkdir -p "$1/logs" "$1/tmp" && chmod 755 "$1" "$1/logs" "$1/tmp"; }
+# nginx_temp_paths DIR: the http{} lines that keep nginx's temp files in DIR/tmp
+nginx_temp_paths() {
+    local t
+    for t in client_body proxy fastcgi uwsgi scgi; do
+        printf '    %s_temp_path %s/tmp/%s;\n' "$t" "$1" "${t#client_}"
+    done
+}
+# nginx_head DIR WORKERS LEVEL: the main-context lines (foreground, the user
+# of $nginx_user, pid and error log in DIR)
+nginx_head() {
+    printf 'daemon off;\n%s\nworker_processes %s;\npid %s/nginx.pid;\nerror_log %s/logs/error.log %s;\n' \
+        "${nginx_user:-}" "$2" "$1" "$1" "$3"
+}

@@ -115,7 +115,10 @@ static int get_tag(chacha_evp_aead *e, OSSL_PARAM *p)
         ERR_raise(ERR_LIB_PROV, PROV_R_FAILED_TO_SET_PARAMETER);
         return 0;
     }
-    memcpy(p->data, e->tag, p->data_size);
+    /* no buffer: a size query, as OSSL_PARAM_set_octet_string() answers one
+       (the default provider's memcpy to NULL crashes there) */
+    if (p->data != NULL)
+        memcpy(p->data, e->tag, p->data_size);
     p->return_size = p->data_size;
     return 1;
 }

@@ -33,7 +33,7 @@ static OSSL_FUNC_cipher_set_ctx_params_fn chacha20_set_ctx_params;
 static void *chacha20_newctx(void *provctx)
 {
     CHACHA_PROV_CTX *pctx = provctx;
-    CHACHA20_CTX *ctx = OPENSSL_zalloc(sizeof(*ctx));
+    CHACHA20_CTX *ctx = chacha_ctx_zalloc(sizeof(*ctx));
 
     if (ctx == NULL)
         return NULL;
@@ -112,7 +112,7 @@ static int chacha20_get_ctx_params(void *vctx, OSSL_PARAM params[])
     OSSL_PARAM *p;
     int r;
 
-    for (p = params; p != NULL && p->key != NULL; p++) {
+    for (p = PARAM_FIRST(params); p != NULL; p = PARAM_NEXT(params, p)) {
         if ((r = chacha_get_fixed_length(p, CHACHA20_IV_LEN)) >= 0) {
             if (r == 0)
                 return 0;
@@ -135,7 +135,7 @@ static int chacha20_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 
     (void)vctx;
     /* unknown keys (tls-version, padding, ...) are accepted, as OpenSSL does */
-    for (p = params; p != NULL && p->key != NULL; p++)
+    for (p = PARAM_FIRST(params); p != NULL; p = PARAM_NEXT(params, p))
         if (chacha_check_fixed_length(p, CHACHA20_IV_LEN) == 0)
             return 0;
     return 1;

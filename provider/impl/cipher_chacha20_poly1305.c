@@ -41,7 +41,7 @@ static OSSL_FUNC_cipher_set_ctx_params_fn aead_set_ctx_params;
 static void *aead_newctx(void *provctx)
 {
     CHACHA_PROV_CTX *pctx = provctx;
-    AEAD_CTX *ctx = OPENSSL_zalloc(sizeof(*ctx));
+    AEAD_CTX *ctx = chacha_ctx_zalloc(sizeof(*ctx));
 
     if (ctx == NULL)
         return NULL;
@@ -229,7 +229,7 @@ static int aead_get_ctx_params(void *vctx, OSSL_PARAM params[])
     OSSL_PARAM *p;
     int r, ok = 1;
 
-    for (p = params; ok && p != NULL && p->key != NULL; p++) {
+    for (p = PARAM_FIRST(params); ok && p != NULL; p = PARAM_NEXT(params, p)) {
         if ((r = chacha_evp_aead_get_param(&ctx->e, p, AEAD_IV_LEN, ctx->iv)) >= 0) {
             ok = r;
         } else if (KEY_IS(p, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD)) {
@@ -297,7 +297,7 @@ static int aead_set_ctx_params(void *vctx, const OSSL_PARAM params[])
     int r, ok = 1;
 
     /* anything unknown (tls-version, tls-mac-size, padding ...) is ignored */
-    for (p = params; ok && p != NULL && p->key != NULL; p++) {
+    for (p = PARAM_FIRST(params); ok && p != NULL; p = PARAM_NEXT(params, p)) {
         if ((r = chacha_evp_aead_set_param(&ctx->e, p, AEAD_IV_LEN)) >= 0)
             ok = r;
         else if (KEY_IS(p, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD))

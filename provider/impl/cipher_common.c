@@ -62,6 +62,21 @@ const OSSL_PARAM *chacha_cipher_gettable_params(void *provctx)
     return cipher_known_gettable_params;
 }
 
+const OSSL_PARAM *chacha_param_first_of(const OSSL_PARAM *params, const OSSL_PARAM *p)
+{
+    const OSSL_PARAM *q;
+
+    if (params == NULL)
+        return NULL;
+    for (; p->key != NULL; p++) {
+        for (q = params; q != p && strcmp(q->key, p->key) != 0; q++)
+            continue;
+        if (q == p)
+            return p;
+    }
+    return NULL;
+}
+
 int chacha_check_fixed_length(const OSSL_PARAM *p, size_t ivlen)
 {
     size_t want, len;

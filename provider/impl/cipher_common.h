@@ -26,6 +26,16 @@ const OSSL_PARAM *chacha_cipher_gettable_params(void *provctx);
 #define KEY_IS(p, name) ((p)->key[0] == (name)[0] && strcmp((p)->key, (name)) == 0)
 
 /*
+ * The walk over a request: each key once, at its first occurrence, as
+ * OpenSSL's OSSL_PARAM_locate() finds it (a repeated key is ignored, also
+ * when its type or size is wrong). NULL at the end. Works for OSSL_PARAM *
+ * and const OSSL_PARAM * alike.
+ */
+const OSSL_PARAM *chacha_param_first_of(const OSSL_PARAM *params, const OSSL_PARAM *p);
+#define PARAM_FIRST(params) ((void *)chacha_param_first_of((params), (params)))
+#define PARAM_NEXT(params, p) ((void *)chacha_param_first_of((params), (p) + 1))
+
+/*
  * p is a "keylen" or "ivlen" set request: the sizes are fixed, so anything
  * else is INVALID_KEY_LENGTH / INVALID_IV_LENGTH, a non-integer
  * FAILED_TO_GET_PARAMETER. Returns 1 (accepted), 0 (error raised) or -1 (p
@@ -90,14 +100,9 @@ static void prefix##_freectx(void *vctx)                                     \
 }                                                                            \
 static void *prefix##_dupctx(void *vctx)                                     \
 {                                                                            \
-    ctx_type *dst;                                                           \
-                                                                             \
     if (!chacha_prov_running(CHACHA_CTX_PCTX(vctx)))                         \
         return NULL;                                                         \
-    dst = OPENSSL_malloc(sizeof(*dst));                                      \
-    if (dst != NULL)                                                         \
-        memcpy(dst, vctx, sizeof(*dst));                                     \
-    return dst;                                                              \
+    return chacha_ctx_memdup(vctx, sizeof(ctx_type));                        \
 }                                                                            \
 static int prefix##_einit(void *vctx, const unsigned char *key, size_t keylen, \
                           const unsigned char *iv, size_t ivl,               \

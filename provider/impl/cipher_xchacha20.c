@@ -40,7 +40,7 @@ static OSSL_FUNC_cipher_set_ctx_params_fn xchacha20_set_ctx_params;
 static void *xchacha20_newctx(void *provctx)
 {
     CHACHA_PROV_CTX *pctx = provctx;
-    XCHACHA20_CTX *ctx = OPENSSL_zalloc(sizeof(*ctx));
+    XCHACHA20_CTX *ctx = chacha_ctx_zalloc(sizeof(*ctx));
 
     if (ctx == NULL)
         return NULL;
@@ -141,7 +141,7 @@ static int xchacha20_get_ctx_params(void *vctx, OSSL_PARAM params[])
     OSSL_PARAM *p;
     int r, ok = 1;
 
-    for (p = params; ok && p != NULL && p->key != NULL; p++) {
+    for (p = PARAM_FIRST(params); ok && p != NULL; p = PARAM_NEXT(params, p)) {
         if ((r = chacha_get_fixed_length(p, XCHACHA20_IV_LEN)) >= 0) {
             ok = r;
         } else if (KEY_IS(p, OSSL_CIPHER_PARAM_IV)) {
@@ -165,7 +165,7 @@ static int xchacha20_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 
     (void)vctx;
     /* unknown keys (tls-version, padding, ...) are accepted, as for ChaCha20 */
-    for (p = params; p != NULL && p->key != NULL; p++)
+    for (p = PARAM_FIRST(params); p != NULL; p = PARAM_NEXT(params, p))
         if (chacha_check_fixed_length(p, XCHACHA20_IV_LEN) == 0)
             return 0;
     return 1;

@@ -35,7 +35,7 @@ static OSSL_FUNC_cipher_set_ctx_params_fn xaead_set_ctx_params;
 static void *xaead_newctx(void *provctx)
 {
     CHACHA_PROV_CTX *pctx = provctx;
-    XAEAD_CTX *ctx = OPENSSL_zalloc(sizeof(*ctx));
+    XAEAD_CTX *ctx = chacha_ctx_zalloc(sizeof(*ctx));
 
     if (ctx == NULL)
         return NULL;
@@ -120,7 +120,7 @@ static int xaead_get_ctx_params(void *vctx, OSSL_PARAM params[])
     OSSL_PARAM *p;
     int r, ok = 1;
 
-    for (p = params; ok && p != NULL && p->key != NULL; p++)
+    for (p = PARAM_FIRST(params); ok && p != NULL; p = PARAM_NEXT(params, p))
         if ((r = chacha_evp_aead_get_param(&ctx->e, p, XAEAD_IV_LEN, ctx->nonce)) >= 0)
             ok = r;
     return ok;
@@ -133,7 +133,7 @@ static int xaead_set_ctx_params(void *vctx, const OSSL_PARAM params[])
     int r, ok = 1;
 
     /* unknown keys are ignored, as ChaCha20-Poly1305; TLS is not unknown */
-    for (p = params; ok && p != NULL && p->key != NULL; p++) {
+    for (p = PARAM_FIRST(params); ok && p != NULL; p = PARAM_NEXT(params, p)) {
         if ((r = chacha_evp_aead_set_param(&ctx->e, p, XAEAD_IV_LEN)) >= 0) {
             ok = r;
         } else if (KEY_IS(p, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD)

@@ -71,7 +71,7 @@ static void *key_new(void *provctx)
 {
     if (!chacha_prov_running(provctx))
         return NULL;
-    return OPENSSL_zalloc(sizeof(POLY1305_KEY));
+    return chacha_ctx_zalloc(sizeof(POLY1305_KEY));
 }
 
 static void key_free(void *vkey)
@@ -202,7 +202,7 @@ static void *gen_init(void *provctx, int selection, const OSSL_PARAM params[])
 
     if (!chacha_prov_running(provctx))
         return NULL;
-    g = OPENSSL_zalloc(sizeof(*g));
+    g = chacha_ctx_zalloc(sizeof(*g));
     if (g == NULL)
         return NULL;
     g->selection = selection;
@@ -249,7 +249,7 @@ static void *gen(void *vgen, OSSL_CALLBACK *cb, void *cbarg)
         ERR_raise(ERR_LIB_PROV, PROV_R_INVALID_KEY);
         return NULL;
     }
-    if ((key = OPENSSL_zalloc(sizeof(*key))) == NULL)
+    if ((key = chacha_ctx_zalloc(sizeof(*key))) == NULL)
         return NULL;
     if ((g->selection & OSSL_KEYMGMT_SELECT_KEYPAIR) != 0) {
         key->priv = g->priv;

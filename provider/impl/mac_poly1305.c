@@ -43,7 +43,7 @@ static void *mac_newctx(void *provctx)
 
     if (!chacha_prov_running(provctx))
         return NULL;
-    ctx = OPENSSL_zalloc(sizeof(*ctx));
+    ctx = chacha_ctx_zalloc(sizeof(*ctx));
     if (ctx != NULL)
         ctx->pctx = provctx;
     return ctx;
@@ -51,14 +51,9 @@ static void *mac_newctx(void *provctx)
 
 static void *mac_dupctx(void *vctx)
 {
-    MAC_CTX *dst;
-
     if (!chacha_prov_running(((MAC_CTX *)vctx)->pctx))
         return NULL;
-    dst = OPENSSL_malloc(sizeof(*dst));
-    if (dst != NULL)
-        memcpy(dst, vctx, sizeof(*dst));
-    return dst;
+    return chacha_ctx_memdup(vctx, sizeof(MAC_CTX));
 }
 
 static void mac_freectx(void *vctx)

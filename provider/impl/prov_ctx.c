@@ -2,6 +2,9 @@
 /* Error raising and tracing shared by the algorithm dispatch files. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
+#include <openssl/crypto.h>
+#include <openssl/err.h>
 #include "prov_ctx.h"
 
 const OSSL_ITEM chacha_reason_strings[] = {
@@ -48,4 +51,24 @@ int chacha_prov_running(const CHACHA_PROV_CTX *pctx)
         return 1;
     chacha_raise(pctx, CHACHA_R_SELF_TEST_FAILED, "%s", pctx->selftest_error);
     return 0;
+}
+
+void *chacha_ctx_zalloc(size_t n)
+{
+    void *p = OPENSSL_zalloc(n);
+
+    if (p == NULL)
+        ERR_raise(ERR_LIB_PROV, ERR_R_MALLOC_FAILURE);
+    return p;
+}
+
+void *chacha_ctx_memdup(const void *src, size_t n)
+{
+    void *p = OPENSSL_malloc(n);
+
+    if (p == NULL)
+        ERR_raise(ERR_LIB_PROV, ERR_R_MALLOC_FAILURE);
+    else
+        memcpy(p, src, n);
+    return p;
 }

@@ -61,6 +61,13 @@ int chacha_prov_running(const CHACHA_PROV_CTX *pctx);
 /* "avx2-fused", or "two-step" when ChaCha20 and Poly1305 run one after the other */
 const char *chacha_aead_kernel_name(const CHACHA_PROV_CTX *pctx);
 
+/*
+ * A zeroed context / a copy of one; when the allocation fails, NULL with
+ * ERR_R_MALLOC_FAILURE queued, as the default provider's contexts do.
+ */
+void *chacha_ctx_zalloc(size_t n);
+void *chacha_ctx_memdup(const void *src, size_t n);
+
 /* With CHACHA_PROVIDER_DEBUG: one line per new algorithm context. */
 void chacha_trace_newctx(const CHACHA_PROV_CTX *pctx, const char *alg);
 

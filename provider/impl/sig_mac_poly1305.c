@@ -54,7 +54,7 @@ static void *sig_newctx(void *provctx, const char *propq)
     (void)propq;               /* the MAC is ours, whatever the query */
     if (!chacha_prov_running(provctx))
         return NULL;
-    ctx = OPENSSL_zalloc(sizeof(*ctx));
+    ctx = chacha_ctx_zalloc(sizeof(*ctx));
     if (ctx == NULL)
         return NULL;
     ctx->provctx = provctx;
@@ -83,10 +83,9 @@ static void *sig_dupctx(void *vctx)
 
     if (!chacha_prov_running(src->provctx))
         return NULL;
-    dst = OPENSSL_malloc(sizeof(*dst));
+    dst = chacha_ctx_memdup(src, sizeof(*dst));
     if (dst == NULL)
         return NULL;
-    memcpy(dst, src, sizeof(*dst));
     dst->mac = ((OSSL_FUNC_mac_dupctx_fn *)mac_fn(OSSL_FUNC_MAC_DUPCTX))(src->mac);
     if (dst->mac == NULL) {
         OPENSSL_clear_free(dst, sizeof(*dst));

@@ -1,0 +1,115 @@
+#!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# The long fuzzing campaign (`make fuzz-long`): fuzz_differential in two
+# instrumented builds of the project, each its own target --
+#   plain: clang -O2 -fsanitize=fuzzer-no-link (libFuzzer coverage only: the
+#          fastest, for the bulk of the executions), backends on auto;
+#   asan:  clang -O1 --enable-sanitizers (ASan + UBSan + LeakSanitizer),
+#          CHACHA_PROVIDER_IMPL / _POLY1305_IMPL = $FUZZ_ASAN_IMPL (default avx2
+#          where the CPU has it, so that the two targets run different kernels)
+# -- for SECONDS each (default 600), both at once. A finding (crash,
+# sanitizer report, DIFFERENTIAL FAILURE) is kept in the build's artifacts/
+# and the target restarts on its corpus until its time is up. Then the
+# corpora of both targets and the committed one are merged (libFuzzer
+# -merge=1, which keeps the inputs that add coverage) into fuzz/corpus-min
+# when FUZZ_MINIMIZE=1. Prints per target the executions, the rate, the
+# findings and the corpus size; ends with "fuzz-long: N passed, N failed"
+# (one check per target: no finding).
+#
+#   fuzz/long.sh [SECONDS]
+# Environment: FUZZ_PLAIN_BUILD, FUZZ_ASAN_BUILD (build dirs, default
+# fuzz/build-plain, fuzz/build-asan), FUZZ_WORK (the campaign's corpora,
+# default fuzz/campaign), FUZZ_MAX_LEN (default 4096), FUZZ_MINIMIZE,
+# FUZZ_ASAN_IMPL, JOBS. Run it under `nice`/`taskset` on a shared machine.
+set -u
+secs=${1:-600}
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/.." && pwd)
+plain=${FUZZ_PLAIN_BUILD:-$here/build-plain}
+asan=${FUZZ_ASAN_BUILD:-$here/build-asan}
+work=${FUZZ_WORK:-$here/campaign}
+maxlen=${FUZZ_MAX_LEN:-4096}
+pass=0
+fail=0
+mkdir -p "$work/seeds" || exit 1
+
+# build DIR CFLAGS CONFIGURE-ARGS...: the module and the fuzzer
+build() {
+    dir=$1 cflags=$2; shift 2
+    mkdir -p "$dir/artifacts" && cd "$dir" &&
+    { [ -f Makefile ] || "$top/configure" -q CC=clang CFLAGS="$cflags" --enable-fuzzing "$@" \
+          >configure.log 2>&1; } &&
+    make -j"${JOBS:-2}" chacha.la fuzz/fuzz_differential test/list_backends >make.log 2>&1 ||
+        { tail -n 30 "$dir/configure.log" "$dir/make.log" 2>/dev/null; return 1; }
+}
+if [ ! -x "$top/configure" ] || [ "$top/configure.ac" -nt "$top/configure" ] \
+   || [ "$top/Makefile.am" -nt "$top/Makefile.in" ]; then
+    (cd "$top" && autoreconf -fi) >"$work/autoreconf.log" 2>&1 || exit 1
+fi
+echo "# building $plain (plain) and $asan (asan)"
+(build "$plain" "-g -O2") || { echo "fuzz-long: 0 passed, 1 failed"; exit 1; }
+(build "$asan" "-g -O1" --enable-sanitizers) || { echo "fuzz-long: 0 passed, 1 failed"; exit 1; }
+sh "$here/make_corpus.sh" "$work/seeds" >/dev/null || exit 1
+
+# target NAME BUILD IMPL: runs until $secs are up, restarting after findings
+target() {
+    name=$1 dir=$2 impl=$3
+    end=$(($(date +%s) + secs))
+    mkdir -p "$work/$name"
+    : >"$work/$name.runs"
+    i=0
+    while [ "$(date +%s)" -lt "$end" ]; do
+        i=$((i + 1))
+        log=$work/$name-run$i.log
+        CHACHA_PROVIDER_IMPL=$impl CHACHA_PROVIDER_POLY1305_IMPL=$impl \
+        OPENSSL_MODULES="$dir/.libs" \
+        ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:allocator_may_return_null=1" \
+        UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
+            "$dir/fuzz/fuzz_differential" -max_total_time=$((end - $(date +%s))) \
+            -print_final_stats=1 -max_len="$maxlen" -timeout=20 -rss_limit_mb=2048 \
+            -artifact_prefix="$dir/artifacts/" "$work/$name" "$work/seeds" \
+            "$here/regressions" ${FUZZ_CORPUS_MIN:+"$FUZZ_CORPUS_MIN"} >"$log" 2>&1
+        rc=$?
+        execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+        echo "$rc ${execs:-0}" >>"$work/$name.runs"
+        [ $rc -eq 0 ] || grep -m1 -A8 -E 'DIFFERENTIAL FAILURE|ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error' "$log"
+    done
+}
+
+impl_asan=${FUZZ_ASAN_IMPL:-$("$asan/test/list_backends" chacha20 | grep -x avx2 || echo "")}
+t0=$(date +%s)
+target plain "$plain" "" &
+p1=$!
+target asan "$asan" "$impl_asan" &
+p2=$!
+wait $p1 $p2
+elapsed=$(($(date +%s) - t0))
+
+total=0
+for name in plain asan; do
+    set -- $(awk '{n++; e += $2; if ($1 != 0) f++} END {print n + 0, e + 0, f + 0}' "$work/$name.runs")
+    runs=$1 execs=$2 finds=$3
+    total=$((total + execs))
+    impl=auto; [ $name = asan ] && impl=${impl_asan:-auto}
+    echo "# target $name (backends $impl): $execs executions in ${elapsed}s" \
+         "($((execs / (elapsed > 0 ? elapsed : 1)))/s), $runs run(s), $finds finding(s)," \
+         "corpus $(ls "$work/$name" | wc -l) inputs"
+    if [ "$finds" -eq 0 ] && [ "$execs" -gt 0 ]; then
+        pass=$((pass + 1)); echo "ok - fuzz-long $name"
+    else
+        fail=$((fail + 1)); echo "FAIL - fuzz-long $name (artifacts in the build's artifacts/)"
+    fi
+done
+echo "# all targets: $total executions"
+
+if [ "${FUZZ_MINIMIZE:-0}" = 1 ]; then
+    out=$here/corpus-min
+    mkdir -p "$out.new"
+    OPENSSL_MODULES="$plain/.libs" "$plain/fuzz/fuzz_differential" -merge=1 -max_len="$maxlen" \
+        "$out.new" "$here/regressions" "$work/plain" "$work/asan" \
+        ${FUZZ_CORPUS_MIN:+"$FUZZ_CORPUS_MIN"} >"$work/merge.log" 2>&1 &&
+        rm -rf "$out" && mv "$out.new" "$out" &&
+        echo "# minimized corpus: $(ls "$out" | wc -l) inputs in $out"
+fi
+echo "fuzz-long: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
