@@ -108,6 +108,14 @@ fi
 
 job distcheck sh -c "cd '$build' && make -j$jobs distcheck"
 
+# the Debian package, from the release tarball distcheck left, in fresh
+# Debian 12 roots: build (mk-build-deps, dpkg-buildpackage), lintian, then
+# installed into a second root for debian/tests (.ci/deb-check.sh; root)
+sudo=
+[ "$(id -u)" -eq 0 ] || sudo=sudo
+suite package $sudo env JOBS="$jobs" CHACHA_CACHE="${CHACHA_CACHE:-$HOME/.cache/chacha-provider}" \
+    sh .ci/deb-check.sh "$(ls "$build"/chacha-provider-*.tar.gz 2>/dev/null | head -n 1)" "$logdir/package"
+
 # hardening: ASan+UBSan over the whole suite, TSan over the threads test,
 # a one-minute differential fuzz against the default provider
 suite sanitizers env SAN_BUILD="$build/asan" TSAN_BUILD="$build/tsan" JOBS=$jobs sh test/sanitize.sh

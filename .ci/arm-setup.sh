@@ -13,6 +13,9 @@
 # Usage: arm-setup.sh [--no-armhf-libssl]
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
+# it changes the system (packages, dpkg architectures, /opt): as root, or
+# through sudo (README, "What it needs and changes on the machine")
+if [ "$(id -u)" -ne 0 ]; then exec sudo -E bash "$0" "$@"; fi
 
 want_armhf_ssl=1
 [ "${1:-}" = "--no-armhf-libssl" ] && want_armhf_ssl=0

@@ -6,6 +6,10 @@
 # instruction of the kernels (vprold, vpternlog, vpmadd52, masked moves).
 # Negative control: the same pattern finds them in the native kernels.
 : "${builddir:?builddir not set}"
+if [ "${AVX512_EMU:-yes}" = no ]; then
+    echo "SKIP: the emulated AVX-512 kernels were not built: configure found no SIMDe (install libsimde-dev and configure again)"
+    exit 77
+fi
 OBJDUMP=${OBJDUMP:-objdump}
 emu=$builddir/.libs/libasm_avx512_emu.a
 native=$builddir/.libs/libasm_avx512.a

@@ -150,7 +150,9 @@ static void random_state(const poly1305_kernel *poly, poly1305_state *st,
     if (poly == &poly1305_portable_kernel
 #if defined(CHACHA_HAVE_X86_64_SIMD)
         || poly == &poly1305_avx2_kernel || poly == &poly1305_ifma_kernel
+#if !defined(CHACHA_NO_AVX512_EMU)
         || poly == &poly1305_ifma_kernel_emu
+#endif
 #endif
 #if defined(CHACHA_HAVE_NEON) && defined(__aarch64__)
         || poly == &poly1305_neon_kernel

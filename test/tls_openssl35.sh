@@ -201,7 +201,18 @@ b35=$tmp/build35
 mkdir -p "$b35"
 werror=
 grep -q -- '-Werror' "$builddir/Makefile" 2>/dev/null && werror=--enable-werror
-if (cd "$b35" && "$srcdir/configure" $werror CRYPTO_CFLAGS="-I$D/usr/include" \
+# a source tree configured in place refuses a second build beside it (and
+# its objects would be found through VPATH): configure a copy of the
+# sources the module is built from instead
+src35=$srcdir
+if [ -f "$srcdir/config.status" ]; then
+    src35=$tmp/src35
+    mkdir -p "$src35"
+    (cd "$srcdir" && tar -cf - configure configure.ac Makefile.am Makefile.in \
+        config.h.in aclocal.m4 build-aux m4 $(find provider -name '*.[ch]')) |
+        (cd "$src35" && tar -xf -)
+fi
+if (cd "$b35" && "$src35/configure" $werror CRYPTO_CFLAGS="-I$D/usr/include" \
         CRYPTO_LIBS="$L/libcrypto.so.3" SSL_CFLAGS="-I$D/usr/include" \
         SSL_LIBS="$L/libssl.so.3" >configure.log 2>&1 &&
     make -j2 chacha.la >make.log 2>&1); then
