@@ -69,8 +69,11 @@ const OSSL_PARAM *chacha_param_first_of(const OSSL_PARAM *params, const OSSL_PAR
     if (params == NULL)
         return NULL;
     for (; p->key != NULL; p++) {
-        for (q = params; q != p && strcmp(q->key, p->key) != 0; q++)
-            continue;
+        /* an earlier entry with the same key? (first bytes, then strcmp) */
+        for (q = params; q != p; q++)
+            if (q->key == p->key
+                || (q->key[0] == p->key[0] && strcmp(q->key, p->key) == 0))
+                break;
         if (q == p)
             return p;
     }

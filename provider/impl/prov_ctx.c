@@ -45,10 +45,9 @@ void chacha_trace_newctx(const CHACHA_PROV_CTX *pctx, const char *alg)
                 pctx->hybrid ? "on" : "off");
 }
 
-int chacha_prov_running(const CHACHA_PROV_CTX *pctx)
+/* The error state's answer (see chacha_prov_running): the reason, and 0. */
+int chacha_prov_failed(const CHACHA_PROV_CTX *pctx)
 {
-    if (pctx == NULL || !atomic_load(&pctx->failed))
-        return 1;
     chacha_raise(pctx, CHACHA_R_SELF_TEST_FAILED, "%s", pctx->selftest_error);
     return 0;
 }

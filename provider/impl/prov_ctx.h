@@ -52,11 +52,18 @@ extern const OSSL_ITEM chacha_reason_strings[];
 /* Raise one of the CHACHA_R_* errors under this provider's own library. */
 void chacha_raise(const CHACHA_PROV_CTX *pctx, int reason, const char *fmt, ...);
 
+/* The error state: raises CHACHA_R_SELF_TEST_FAILED with what failed; 0. */
+int chacha_prov_failed(const CHACHA_PROV_CTX *pctx);
+
 /*
  * 1 if the instance runs; 0 in the error state, after raising
  * CHACHA_R_SELF_TEST_FAILED with what failed. pctx NULL counts as running.
+ * Inline: it guards every update and final, one load while running.
  */
-int chacha_prov_running(const CHACHA_PROV_CTX *pctx);
+static inline int chacha_prov_running(const CHACHA_PROV_CTX *pctx)
+{
+    return pctx == NULL || !atomic_load(&pctx->failed) || chacha_prov_failed(pctx);
+}
 
 /* "avx2-fused", or "two-step" when ChaCha20 and Poly1305 run one after the other */
 const char *chacha_aead_kernel_name(const CHACHA_PROV_CTX *pctx);
