@@ -73,9 +73,16 @@ fresh_root() {
 }
 # in_root DIR SCRIPT: SCRIPT (sh -e) as root in DIR, a clean environment,
 # /dev and /proc mounted, apt's downloads cached in $cache/apt-archives
+# Mounts for a root live in a private mount namespace. Inside a chroot (the
+# fresh root .ci/run runs this in) "/" is no mount point, so unshare cannot
+# make it private ("cannot change root filesystem propagation"); there the
+# namespace around us is already private (.ci/run made it so), and the new
+# one inherits that unchanged.
+propagation=private
+unshare --mount --propagation private true 2>/dev/null || propagation=unchanged
 in_root() {
     # shellcheck disable=SC2016
-    unshare --mount --propagation private sh -c '
+    unshare --mount --propagation "$propagation" sh -c '
         r=$1 cache=$2
         mount --rbind /dev "$r/dev" && mount -t proc proc "$r/proc" &&
             mount --bind "$cache/apt-archives" "$r/var/cache/apt/archives" || exit 1
