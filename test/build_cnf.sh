@@ -18,7 +18,8 @@ result() { # result "label" status
 }
 # legacy DIR: chacha (through the cnf) and legacy both listed active
 both_active() {
-    out=$(env ${1:+OPENSSL_MODULES=$1} OPENSSL_CONF="$cnf" "$OPENSSL" list -providers \
+    # shellcheck disable=SC2086  # $OPENSSL may be "qemu-aarch64 -L / .../openssl"
+    out=$(env ${1:+OPENSSL_MODULES=$1} OPENSSL_CONF="$cnf" $OPENSSL list -providers \
         -provider legacy -provider default 2>&1)
     echo "$out" | sed 's/^/#   /'
     echo "$out" | grep -q '^  chacha$' && echo "$out" | grep -q '^  legacy$'
@@ -26,7 +27,8 @@ both_active() {
 
 grep -qx "module = $builddir/.libs/chacha.so" "$cnf"
 result "$cnf names $builddir/.libs/chacha.so" $?
-if "$OPENSSL" list -providers -provider legacy >/dev/null 2>&1; then
+# shellcheck disable=SC2086
+if $OPENSSL list -providers -provider legacy >/dev/null 2>&1; then
     both_active ""
     result "OPENSSL_CONF=$cnf: chacha and legacy both load" $?
     both_active "$builddir/.libs"
@@ -34,7 +36,8 @@ if "$OPENSSL" list -providers -provider legacy >/dev/null 2>&1; then
     result "negative control: with OPENSSL_MODULES=$builddir/.libs legacy is hidden" $?
 else
     echo "# this OpenSSL has no legacy provider: the legacy checks do not apply"
-    OPENSSL_CONF=$cnf "$OPENSSL" list -providers | grep -q '^  chacha$'
+    # shellcheck disable=SC2086
+    OPENSSL_CONF=$cnf $OPENSSL list -providers | grep -q '^  chacha$'
     result "OPENSSL_CONF=$cnf: chacha loads" $?
 fi
 echo "build_cnf: $pass passed, $fail failed"
