@@ -32,7 +32,7 @@ void chacha_aead_setup(chacha_aead *a, const chacha20_kernel *chacha,
                        const poly1305_kernel *poly,
                        const chacha20_poly1305_kernel *fused)
 {
-    a->cs.kernel = chacha;
+    chacha20_stream_set_kernel(&a->cs, chacha, 0, 0);
     a->poly = poly;
     a->fused = fused;
 }

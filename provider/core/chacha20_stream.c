@@ -23,9 +23,7 @@ void chacha20_stream_kernel_xor(const chacha20_stream *cs, uint8_t *out,
                                 const uint32_t counter[4])
 {
     chacha20_xor_fn *f = len <= cs->scalar_max
-                         ? chacha20_portable_kernel.xor_stream
-                         : cs->vector_xor != NULL ? cs->vector_xor
-                                                  : cs->kernel->xor_stream;
+                         ? chacha20_portable_kernel.xor_stream : cs->vector_xor;
 
     f(out, in, len, cs->key, counter);
 }

@@ -33,7 +33,8 @@ typedef struct {
      * short-path rule, core/shortpath.h); 0: the kernel runs all.
      */
     size_t scalar_max;
-    chacha20_xor_fn *vector_xor;   /* the kernel's entry for the others */
+    chacha20_xor_fn *vector_xor;   /* the kernel's entry for the others
+                                      (set with the kernel, below) */
 } chacha20_stream;
 
 /*
