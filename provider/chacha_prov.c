@@ -333,10 +333,12 @@ static int select_kernels(CHACHA_PROV_CTX *pctx)
     chacha_short_rule rule;
 
     if (bad != NULL) {
+        char words[160];
+
+        chacha_cpu_disable_words(words, sizeof(words));
         load_failed(PROV_R_INVALID_CONFIG_DATA,
                     "CHACHA_PROVIDER_DISABLE names an unknown feature \"%s\""
-                    " (known: ssse3 avx2 avx512f avx512vl avx512bw avx512ifma"
-                    " bmi2 adx neon zmm all)", bad);
+                    " (known: %s)", bad, words);
         return 0;
     }
     pctx->chacha = chacha_select_chacha20(cname, &status);

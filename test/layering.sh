@@ -7,7 +7,7 @@
 #   kernel   provider/asm/, provider/core/kernel/, core/*_portable.c
 # Checked from the sources (what each file includes) and from the built
 # objects (which layer defines each symbol a layer uses):
-#   - kernels include only the kernel interface (kernel.h, util.h,
+#   - kernels include only the kernel interface (kernel.h, caps.def, util.h,
 #     poly1305_r64.h), headers of provider/asm/ and system headers, no OpenSSL;
 #   - cores include nothing from impl/ or the entry, and no OpenSSL dispatch
 #     header (openssl/core.h, core_dispatch.h, core_names.h, params.h);
@@ -97,7 +97,7 @@ check_symbols() (
     rm -f "$defs" "$uses"
 )
 
-kernel_api="kernel.h util.h poly1305_r64.h"
+kernel_api="kernel.h caps.def util.h poly1305_r64.h"
 out=$(check_includes "$src")
 if [ -z "$out" ]; then
     ok "includes point down in $(cd "$src" && ls provider/*.[ch] provider/*/*.[ch] provider/core/kernel/*.h | wc -l) sources"

@@ -21,7 +21,7 @@ void emit8_ks(uint8_t ks[512], const y256_state *st)
  * Word by word: sx[] was just written by 32-bit stores, which wider loads
  * could not forward from.
  */
-static inline __attribute__((always_inline))
+CHACHA_INLINE
 void emit_scalar(uint8_t *dst, const uint8_t *src, const y256_state *st)
 {
     uint32_t w;
@@ -122,7 +122,7 @@ size_t xor_8x(uint8_t *out, const uint8_t *in, size_t len,
  * 1..6 blocks (len <= 384) in horizontal rows: nsets ymm sets of two blocks
  * each, len > 128 * (nsets - 1).
  */
-static inline __attribute__((always_inline))
+CHACHA_INLINE
 void xor_h256(uint8_t *out, const uint8_t *in, size_t len,
               const uint32_t key[8], const uint32_t counter[4], int nsets)
 {
@@ -225,7 +225,7 @@ void chacha20_xor_short(uint8_t *out, const uint8_t *in, size_t len,
 # define BURN_ROWS 640
 #endif
 
-static inline __attribute__((always_inline))
+CHACHA_INLINE
 void xor_avx2(uint8_t *out, const uint8_t *in, size_t len,
               const uint32_t key[8], const uint32_t counter[4], int ninth)
 {

@@ -16,26 +16,26 @@
 /* 128-bit instantiation (VEX encoded here): the one-block path */
 #include "chacha20_x86_x128.h"
 
-/* primitives for the vertical-round assembly in the template (VEX forms) */
-#define CT_AREG(i) "%%ymm" #i
-#define CT_ASZ "32"
-#define CT_AMOV "vmovdqa "
-#define VADD(d, s) "vpaddd " s ", " d ", " d "\n\t"
-#define VXOR(d, s) "vpxor " s ", " d ", " d "\n\t"
-#define VSHUFB(d, m) "vpshufb " m ", " d ", " d "\n\t"
-#define VROTL(d, t, n) \
-    "vpslld $" #n ", " d ", " t "\n\t" \
-    "vpsrld $32-" #n ", " d ", " d "\n\t" \
-    "vpor " t ", " d ", " d "\n\t"
-#define CADD_SLOT(c, d, i) "vpaddd " CT_SLOT(i) ", " d ", " c "\n\t"
-
 static const __m256i rot_masks[2] = {
     { CT_ROT16_LO, CT_ROT16_HI, CT_ROT16_LO, CT_ROT16_HI },
     { CT_ROT8_LO, CT_ROT8_HI, CT_ROT8_LO, CT_ROT8_HI }
 };
 
 /* the 20 rounds of the 8-block kernel, plus a scalar ninth block if scalar */
-#define CT_VROUNDS(st, scalar) CT_ASM_RUN(st, scalar)
+#define CTA_FN y256_rounds_asm
+#define CTA_WIDTH 256
+#include "chacha20_x86_rounds.h"
+#define CTA_FN y256_rounds_asm_ninth
+#define CTA_WIDTH 256
+#define CTA_NINTH_BLOCK 1
+#include "chacha20_x86_rounds.h"
+#define CT_VROUNDS(st, scalar) \
+    do { \
+        if (scalar) \
+            y256_rounds_asm_ninth(st); \
+        else \
+            y256_rounds_asm(st); \
+    } while (0)
 
 /* 256-bit instantiation */
 #define CT_PFX y256
@@ -67,7 +67,7 @@ static const __m256i rot_masks[2] = {
  * lanes: write the first at dst, the second at dst + hi (xored with src, or
  * plain keystream if src is NULL).
  */
-static inline __attribute__((always_inline))
+CHACHA_INLINE
 void emit_pair(uint8_t *dst, const uint8_t *src, size_t hi,
                __m256i r0, __m256i r1, __m256i r2, __m256i r3)
 {
@@ -113,7 +113,7 @@ void emit_pair(uint8_t *dst, const uint8_t *src, size_t hi,
         EMIT_ROW(0, h); EMIT_ROW(1, h); EMIT_ROW(2, h); EMIT_ROW(3, h); \
     } while (0)
 
-static inline __attribute__((always_inline))
+CHACHA_INLINE
 void emit8(uint8_t *dst, const uint8_t *src, const y256_state *st)
 {
     __m256i r[4], q[4];
@@ -126,7 +126,7 @@ void emit8(uint8_t *dst, const uint8_t *src, const y256_state *st)
  * The vertical input of eight blocks from block counter[0] on (lane i of
  * in[12] is counter[0] + i), and the rotate masks of the round assembly.
  */
-static inline __attribute__((always_inline))
+CHACHA_INLINE
 void y256_setup(y256_state *st, const uint32_t key[8], const uint32_t counter[4])
 {
     int i;

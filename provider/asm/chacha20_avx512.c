@@ -21,8 +21,8 @@ CHACHA_X86_STEP_PROBE(step_probe_avx512, "vprold $7, %%zmm0, %%zmm0")
 #endif
 
 /* One block's keystream ks to the first n (1..64) bytes of dst, xored with src. */
-C5_INLINE void c5_emit_block(uint8_t *dst, const uint8_t *src, __m512i ks,
-                             size_t n)
+CHACHA_INLINE void c5_emit_block(uint8_t *dst, const uint8_t *src, __m512i ks,
+                                 size_t n)
 {
     if (n >= 64)
         C5_STOREU512(dst, _mm512_xor_si512(ks, C5_LOADU512(src)));
@@ -66,7 +66,7 @@ static void xor_16x(uint8_t *out, const uint8_t *in, size_t len,
 }
 
 /* Block hi (0, 1) of a ymm row set r: lane hi of its four rows. */
-C5_INLINE __m512i c5_yblock(const __m256i r[4], int hi)
+CHACHA_INLINE __m512i c5_yblock(const __m256i r[4], int hi)
 {
     __m256i lo = hi ? _mm256_permute2x128_si256(r[0], r[1], 0x31)
                     : _mm256_permute2x128_si256(r[0], r[1], 0x20);
@@ -77,7 +77,7 @@ C5_INLINE __m512i c5_yblock(const __m256i r[4], int hi)
 }
 
 /* The four rows of an xmm set as one block. */
-C5_INLINE __m512i c5_xblock(const __m128i r[4])
+CHACHA_INLINE __m512i c5_xblock(const __m128i r[4])
 {
     __m512i blk = _mm512_inserti32x4(_mm512_castsi128_si512(r[0]), r[1], 1);
 
@@ -86,14 +86,14 @@ C5_INLINE __m512i c5_xblock(const __m128i r[4])
 }
 
 /* the d row (counter, nonce) d0 for 128-bit lane 0, counter + k in lane k */
-C5_INLINE __m512i c5_drow512(__m128i d0)
+CHACHA_INLINE __m512i c5_drow512(__m128i d0)
 {
     return _mm512_add_epi32(_mm512_broadcast_i32x4(d0),
                             _mm512_setr_epi32(0, 0, 0, 0, 1, 0, 0, 0,
                                               2, 0, 0, 0, 3, 0, 0, 0));
 }
 
-C5_INLINE __m256i c5_drow256(__m128i d0)
+CHACHA_INLINE __m256i c5_drow256(__m128i d0)
 {
     return _mm256_add_epi32(_mm256_broadcastsi128_si256(d0),
                             _mm256_setr_epi32(0, 0, 0, 0, 1, 0, 0, 0));
@@ -107,9 +107,9 @@ C5_INLINE __m256i c5_drow256(__m128i d0)
  * and a smaller one run in the time of 1.2 zmm sets (Zen 4: 440 cycles for
  * the rounds of 5 blocks, 486 as two zmm sets).
  */
-C5_INLINE void xor_rows_sets(uint8_t *out, const uint8_t *in, size_t len,
-                             const uint32_t key[8], const uint32_t counter[4],
-                             int nz, int tail)
+CHACHA_INLINE void xor_rows_sets(uint8_t *out, const uint8_t *in, size_t len,
+                                 const uint32_t key[8], const uint32_t counter[4],
+                                 int nz, int tail)
 {
     const __m128i a = _mm_setr_epi32((int)CHACHA_SIGMA0, (int)CHACHA_SIGMA1,
                                      (int)CHACHA_SIGMA2, (int)CHACHA_SIGMA3);

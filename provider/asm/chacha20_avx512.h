@@ -13,7 +13,6 @@
 #include "kernel.h"
 #include "util.h"
 
-#define C5_INLINE static inline __attribute__((always_inline))
 
 /* 512-bit: 16 blocks per pass vertically, 4 per row set horizontally */
 #define CT_PFX z512
@@ -85,8 +84,8 @@
  * 4x4 transpose of 128-bit lanes: r0..r3 hold one row (16 bytes) of four
  * blocks, lane L of each belonging to block L; o[L] = block L's 64 bytes.
  */
-C5_INLINE void c5_transpose128(__m512i o[4], __m512i r0, __m512i r1,
-                               __m512i r2, __m512i r3)
+CHACHA_INLINE void c5_transpose128(__m512i o[4], __m512i r0, __m512i r1,
+                                   __m512i r2, __m512i r3)
 {
     __m512i a = _mm512_shuffle_i32x4(r0, r1, 0x44);    /* r0.0 r0.1 r1.0 r1.1 */
     __m512i b = _mm512_shuffle_i32x4(r0, r1, 0xee);    /* r0.2 r0.3 r1.2 r1.3 */
@@ -119,8 +118,8 @@ typedef struct {
 } c5_run;
 
 /* The input words and the first pass's counters of run (no pre). */
-C5_INLINE void c5_run_words(c5_run *run, const uint32_t key[8],
-                            const uint32_t counter[4])
+CHACHA_INLINE void c5_run_words(c5_run *run, const uint32_t key[8],
+                                const uint32_t counter[4])
 {
     int i;
 
@@ -140,7 +139,7 @@ C5_INLINE void c5_run_words(c5_run *run, const uint32_t key[8],
 }
 
 /* x = the input words of run, broadcast, after z512_vround_pre. */
-C5_INLINE void c5_run_pre_x(__m512i x[16], const c5_run *run)
+CHACHA_INLINE void c5_run_pre_x(__m512i x[16], const c5_run *run)
 {
 #define C5_LOAD_IN(i) x[i] = _mm512_set1_epi32((int)run->in[i]);
     C5_EACH16(C5_LOAD_IN)
@@ -149,7 +148,7 @@ C5_INLINE void c5_run_pre_x(__m512i x[16], const c5_run *run)
 }
 
 /* The pre-round words of x (after c5_run_pre_x) kept in run for its passes. */
-C5_INLINE void c5_run_keep_pre(c5_run *run, const __m512i x[16])
+CHACHA_INLINE void c5_run_keep_pre(c5_run *run, const __m512i x[16])
 {
 #define C5_STORE_PRE(i) \
     run->pre[i] = (uint32_t)_mm_cvtsi128_si32(_mm512_castsi512_si128(x[i]));
@@ -157,8 +156,8 @@ C5_INLINE void c5_run_keep_pre(c5_run *run, const __m512i x[16])
 #undef C5_STORE_PRE
 }
 
-C5_INLINE void c5_run_setup(c5_run *run, const uint32_t key[8],
-                            const uint32_t counter[4])
+CHACHA_INLINE void c5_run_setup(c5_run *run, const uint32_t key[8],
+                                const uint32_t counter[4])
 {
     __m512i x[16];
 
@@ -168,7 +167,7 @@ C5_INLINE void c5_run_setup(c5_run *run, const uint32_t key[8],
 }
 
 /* The state of the next 16 blocks of run in x, ready for z512_vdround_pre. */
-C5_INLINE void c5_pass_start(__m512i x[16], c5_run *run)
+CHACHA_INLINE void c5_pass_start(__m512i x[16], c5_run *run)
 {
     /*
      * Make the words look changed to the compiler, so that every pass
@@ -184,7 +183,7 @@ C5_INLINE void c5_pass_start(__m512i x[16], c5_run *run)
 }
 
 /* The 20 rounds of the next 16 blocks of run into x (no feed-forward). */
-C5_INLINE void c5_rounds16(__m512i x[16], c5_run *run)
+CHACHA_INLINE void c5_rounds16(__m512i x[16], c5_run *run)
 {
     c5_pass_start(x, run);
     z512_vrounds_x(x, 1);
@@ -199,8 +198,8 @@ C5_INLINE void c5_rounds16(__m512i x[16], c5_run *run)
  * a masked access whose 64 bytes reach into the next page (mapped or not)
  * is slow on Zen 4: those go through a stack copy.
  */
-C5_INLINE void c5_emit_partial(uint8_t *dst, const uint8_t *src, __m512i ks,
-                               size_t n)
+CHACHA_INLINE void c5_emit_partial(uint8_t *dst, const uint8_t *src, __m512i ks,
+                                   size_t n)
 {
     if (C5_IN_PAGE(src) && C5_IN_PAGE(dst)) {
         __mmask64 m = ((__mmask64)1 << n) - 1;
@@ -243,8 +242,8 @@ C5_INLINE void c5_emit_partial(uint8_t *dst, const uint8_t *src, __m512i ks,
  * (vgroup_x; w_g[k], lane L: row g of block 4L + k), then a lane transpose
  * makes whole blocks.
  */
-C5_INLINE void c5_emit16(uint8_t *dst, const uint8_t *src, __m512i x[16],
-                         c5_run *run, size_t len)
+CHACHA_INLINE void c5_emit16(uint8_t *dst, const uint8_t *src, __m512i x[16],
+                             c5_run *run, size_t len)
 {
     __m512i in[16], w0[4], w1[4], w2[4], w3[4], o[4];
 

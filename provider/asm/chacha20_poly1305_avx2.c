@@ -35,14 +35,14 @@ extern const poly1305_kernel poly1305_avx2_kernel;
 /*
  * The vector side is the AVX2 kernel's: the template's 8-block state
  * (y256_state: in[] -> out[] over the rounds, the rotate masks in m[]) and
- * its round assembly, CT_ASM_VROUNDS, with the Poly1305 pieces below in its
- * hooks. The Poly1305 key rides in the state's aux[] words: r0, r1,
+ * its round assembly (chacha20_x86_rounds.h), with the Poly1305 pieces
+ * below in its hooks. The Poly1305 key rides in the state's aux[] words: r0, r1,
  * s1 = r1 + r1 / 4, and a loop counter.
  */
-#define KR0 "34*" CT_ASZ "+0(%[st])"
-#define KR1 "34*" CT_ASZ "+8(%[st])"
-#define KS1 "34*" CT_ASZ "+16(%[st])"
-#define KCNT "34*" CT_ASZ "+24(%[st])"
+#define KR0 "34*32+0(%[st])"
+#define KR1 "34*32+8(%[st])"
+#define KS1 "34*32+16(%[st])"
+#define KCNT "34*32+24(%[st])"
 _Static_assert(offsetof(y256_state, aux) == 34 * 32, "layout");
 
 /* ---- scalar side: one Poly1305 block in pieces ------------------------- */
@@ -119,27 +119,26 @@ _Static_assert(offsetof(y256_state, aux) == 34 * 32, "layout");
 
 /*
  * Rounds of eight blocks (st->in to st->out) and 32 Poly1305 blocks from p:
- * three per double round (30) in the template's 24 hooks, the last two
- * after the loop. A block is eight pieces (PL rides with PC).
+ * three per double round (30) in the rounds' 24 hooks, the last two after
+ * the loop. A block is eight pieces (PL rides with PC).
  */
-#define POLY_COLS PB, PC PL(16), PD, PE, PF, PG, PAR, PH, PB, PC PL(32), PD, PE
-#define POLY_DIAGS PF, PG, PAR, PH, PB, PC PL(48), PD, PE, PF, PG, PAR, PH
-static inline __attribute__((always_inline))
-void fused_rounds(y256_state *st, const uint8_t *p, uint64_t h[3])
-{
-    uint64_t h0 = h[0], h1 = h[1], h2 = h[2];
+#define CTA_FN fused_rounds
+#define CTA_WIDTH 256
+#define CTA_PARAMS , const uint8_t *p, uint64_t h[3]
+#define CTA_BEGIN \
+    uint64_t h0 = h[0], h1 = h[1], h2 = h[2]; \
     uint64_t t0, t1, t2, t3, t4, t5, m0, m1;
-
-    __asm__ volatile(
-        CT_ASM_VROUNDS(PA(0), "addq $48, %[p]\n\t", PNEXT(16) PLAST,
-                       POLY_COLS, POLY_DIAGS)
-        : POLY_OPERANDS
-        : [st] "r"(st)
-        : "rdx", CT_VEC_CLOBBERS, "cc", "memory");
-    h[0] = h0;
-    h[1] = h1;
-    h[2] = h2;
-}
+#define CTA_END h[0] = h0; h[1] = h1; h[2] = h2;
+#define CTA_OUTPUTS POLY_OPERANDS
+#define CTA_CLOBBERS "rdx",
+#define CTA_HOOK_INIT PA(0)
+#define CTA_HOOK_LOOP "addq $48, %[p]\n\t"
+#define CTA_HOOK_FINI PNEXT(16) PLAST
+#define CTA_HOOK_COLS \
+    PB, PC PL(16), PD, PE, PF, PG, PAR, PH, PB, PC PL(32), PD, PE
+#define CTA_HOOK_DIAGS \
+    PF, PG, PAR, PH, PB, PC PL(48), PD, PE, PF, PG, PAR, PH
+#include "chacha20_x86_rounds.h"
 
 /*
  * nb (>= 0) Poly1305 blocks alone, the same asm step as in the fused loop
@@ -183,7 +182,7 @@ static void fused_setup_key(y256_state *st, const poly1305_r64 *mac)
 }
 
 /* one fused 512-byte pass: out = in ^ keystream, MAC over p[0..512) */
-static inline __attribute__((always_inline))
+CHACHA_INLINE
 void fused_pass(uint8_t *out, const uint8_t *in, const uint8_t *p,
                 y256_state *st, uint64_t h[3])
 {

@@ -51,9 +51,9 @@ extern const poly1305_kernel CHACHA_AVX512_SYM(poly1305_ifma_kernel);
  * ng (0..4; a constant after inlining) MAC steps of both accumulators over
  * the 256 ng bytes at mp, a half after each of the first 8 double rounds.
  */
-C5_INLINE void f5_pass(uint8_t *dst, const uint8_t *src, c5_run *crun,
-                       p5_v *pa, p5_v *pb, const poly1305_ifma_st *p,
-                       const uint8_t *mp, size_t ng)
+CHACHA_INLINE void f5_pass(uint8_t *dst, const uint8_t *src, c5_run *crun,
+                           p5_v *pa, p5_v *pb, const poly1305_ifma_st *p,
+                           const uint8_t *mp, size_t ng)
 {
     const __m512i hibit = _mm512_set1_epi64((long long)1 << 40);
     p5_v ma = *pa, mb = *pb;

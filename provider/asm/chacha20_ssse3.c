@@ -5,28 +5,17 @@
  */
 #include <tmmintrin.h>
 #include "kernel.h"
-#include "chacha20_x86_template.h"   /* the common part: masks, helpers */
-
-/* primitives for the vertical-round assembly in the template (legacy SSE) */
-#define CT_AREG(i) "%%xmm" #i
-#define CT_ASZ "16"
-#define CT_AMOV "movdqa "
-#define VADD(d, s) "paddd " s ", " d "\n\t"
-#define VXOR(d, s) "pxor " s ", " d "\n\t"
-#define VSHUFB(d, m) "pshufb " m ", " d "\n\t"
-#define VROTL(d, t, n) \
-    "movdqa " d ", " t "\n\t" \
-    "pslld $" #n ", " t "\n\t" \
-    "psrld $32-" #n ", " d "\n\t" \
-    "por " t ", " d "\n\t"
-#define CADD_SLOT(c, d, i) "movdqa " CT_SLOT(i) ", " c "\n\t" VADD(c, d)
+#include "chacha20_x86_common.h"
 
 static const __m128i rot_masks[2] = {
     { CT_ROT16_LO, CT_ROT16_HI }, { CT_ROT8_LO, CT_ROT8_HI }
 };
 
-/* the 20 rounds of the 4-block kernel (no scalar block here) */
-#define CT_VROUNDS(st, scalar) do { (void)(scalar); CT_ASM_RUN(st, 0); } while (0)
+/* the 20 rounds of the 4-block kernel in assembly (no ninth block here) */
+#define CTA_FN x128_rounds_asm
+#define CTA_WIDTH 128
+#include "chacha20_x86_rounds.h"
+#define CT_VROUNDS(st, scalar) do { (void)(scalar); x128_rounds_asm(st); } while (0)
 
 #include "chacha20_x86_x128.h"
 #include "chacha20_x86_probe.h"
@@ -37,7 +26,7 @@ CHACHA_X86_STEP_PROBE(step_probe_ssse3, "paddd %%xmm1, %%xmm0")
 #define STOREU128(p, v) _mm_storeu_si128((__m128i *)(void *)(p), v)
 
 /* Write one block held as rows r0..r3 (xored with src, or keystream if NULL). */
-static inline __attribute__((always_inline))
+CHACHA_INLINE
 void emit_block(uint8_t *dst, const uint8_t *src,
                 __m128i r0, __m128i r1, __m128i r2, __m128i r3)
 {
@@ -58,7 +47,7 @@ void emit_block(uint8_t *dst, const uint8_t *src,
  * through the caller's r (transposed rows: GCC keeps them in memory, so the
  * caller wipes r when it is done).
  */
-static inline __attribute__((always_inline))
+CHACHA_INLINE
 void emit4(uint8_t *dst, const uint8_t *src, const x128_state *st,
            __m128i r[4][4])
 {
@@ -111,7 +100,7 @@ void xor_4x(uint8_t *out, const uint8_t *in, size_t len,
 }
 
 /* nsets (1..3) blocks in horizontal rows, 64 * (nsets - 1) < len <= 64 * nsets. */
-static inline __attribute__((always_inline))
+CHACHA_INLINE
 void xor_h128(uint8_t *out, const uint8_t *in, size_t len,
               const uint32_t key[8], const uint32_t counter[4], int nsets)
 {

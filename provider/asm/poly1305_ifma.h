@@ -28,7 +28,6 @@
 #include "util.h"
 #include "poly1305_r64.h"
 
-#define P5_INLINE static inline __attribute__((always_inline))
 #define P5_M44 ((uint64_t)0xfffffffffff)
 #define P5_M42 ((uint64_t)0x3ffffffffff)
 
@@ -65,7 +64,7 @@ typedef struct { __m512i r0, r1, r2, s1, s2; } p5_pow;
 #define P5_LOADU(p) _mm512_loadu_si512((const void *)(p))
 
 /* The powers in lanes p = off..off + 7 of the table, or one broadcast. */
-P5_INLINE p5_pow p5_pow_lanes(const poly1305_ifma_st *st, int off)
+CHACHA_INLINE p5_pow p5_pow_lanes(const poly1305_ifma_st *st, int off)
 {
     p5_pow y;
 
@@ -77,7 +76,7 @@ P5_INLINE p5_pow p5_pow_lanes(const poly1305_ifma_st *st, int off)
     return y;
 }
 
-P5_INLINE p5_pow p5_pow_bcast(const poly1305_ifma_st *st, int off)
+CHACHA_INLINE p5_pow p5_pow_bcast(const poly1305_ifma_st *st, int off)
 {
     p5_pow y;
 
@@ -90,7 +89,7 @@ P5_INLINE p5_pow p5_pow_bcast(const poly1305_ifma_st *st, int off)
 }
 
 /* A value used as multiplier: its limbs and 20 times limbs 1 and 2. */
-P5_INLINE p5_pow p5_pow_of(p5_v v)
+CHACHA_INLINE p5_pow p5_pow_of(p5_v v)
 {
     p5_pow y;
 
@@ -106,7 +105,7 @@ P5_INLINE p5_pow p5_pow_of(p5_v v)
  * Eight blocks as limbs, from their two 64-byte halves a and b, with the
  * 2^128 bit from hibit (padbit << 40 per lane): bits 0-43, 44-87, 88-127.
  */
-P5_INLINE p5_v p5_limbs(__m512i a, __m512i b, __m512i hibit)
+CHACHA_INLINE p5_v p5_limbs(__m512i a, __m512i b, __m512i hibit)
 {
     const __m512i m44 = _mm512_set1_epi64((long long)P5_M44);
     __m512i lo = _mm512_unpacklo_epi64(a, b), hi = _mm512_unpackhi_epi64(a, b);
@@ -121,7 +120,7 @@ P5_INLINE p5_v p5_limbs(__m512i a, __m512i b, __m512i hibit)
 }
 
 /* The eight blocks (128 bytes) at in. */
-P5_INLINE p5_v p5_load8(const uint8_t *in, __m512i hibit)
+CHACHA_INLINE p5_v p5_load8(const uint8_t *in, __m512i hibit)
 {
     return p5_limbs(P5_LOADU(in), P5_LOADU(in + 64), hibit);
 }
@@ -131,7 +130,7 @@ P5_INLINE p5_v p5_load8(const uint8_t *in, __m512i hibit)
  * and high half of limb 0, 1, 2; x limbs < 2^52, the sums < 2^55). The
  * terms of x2, which the carry finishes first, go first.
  */
-P5_INLINE void p5_products(__m512i d[6], p5_v x, p5_pow y)
+CHACHA_INLINE void p5_products(__m512i d[6], p5_v x, p5_pow y)
 {
     d[0] = _mm512_madd52lo_epu64(d[0], x.l2, y.s1);
     d[1] = _mm512_madd52hi_epu64(d[1], x.l2, y.s1);
@@ -158,7 +157,7 @@ P5_INLINE void p5_products(__m512i d[6], p5_v x, p5_pow y)
  * past 2^130, folding times 5). Each limb ends below 2^44 (limb 1 below
  * 2^44 + 2^7, limb 2 below 2^42): the next products stay within 52 bits.
  */
-P5_INLINE p5_v p5_carry(const __m512i d[6])
+CHACHA_INLINE p5_v p5_carry(const __m512i d[6])
 {
     const __m512i m44 = _mm512_set1_epi64((long long)P5_M44);
     const __m512i m42 = _mm512_set1_epi64((long long)P5_M42);
@@ -180,7 +179,7 @@ P5_INLINE p5_v p5_carry(const __m512i d[6])
 }
 
 /* x * y + m, carried (m: message limbs, or zero) */
-P5_INLINE p5_v p5_mul_add(p5_v x, p5_pow y, p5_v m)
+CHACHA_INLINE p5_v p5_mul_add(p5_v x, p5_pow y, p5_v m)
 {
     __m512i d[6];
 
@@ -193,7 +192,7 @@ P5_INLINE p5_v p5_mul_add(p5_v x, p5_pow y, p5_v m)
 }
 
 /* radix 2^64 (h2 small) to 44-bit limbs */
-P5_INLINE void p5_to44(uint64_t l[3], uint64_t h0, uint64_t h1, uint64_t h2)
+CHACHA_INLINE void p5_to44(uint64_t l[3], uint64_t h0, uint64_t h1, uint64_t h2)
 {
     l[0] = h0 & P5_M44;
     l[1] = ((h0 >> 44) | (h1 << 20)) & P5_M44;
@@ -201,7 +200,7 @@ P5_INLINE void p5_to44(uint64_t l[3], uint64_t h0, uint64_t h1, uint64_t h2)
 }
 
 /* Lanes of a and b, as selected by k (b where set). */
-P5_INLINE p5_v p5_blend(__mmask8 k, p5_v a, p5_v b)
+CHACHA_INLINE p5_v p5_blend(__mmask8 k, p5_v a, p5_v b)
 {
     a.l0 = _mm512_mask_blend_epi64(k, a.l0, b.l0);
     a.l1 = _mm512_mask_blend_epi64(k, a.l1, b.l1);
@@ -210,7 +209,7 @@ P5_INLINE p5_v p5_blend(__mmask8 k, p5_v a, p5_v b)
 }
 
 /* Lane 0 of v in every lane. */
-P5_INLINE p5_v p5_lane0(p5_v v)
+CHACHA_INLINE p5_v p5_lane0(p5_v v)
 {
     v.l0 = _mm512_broadcastq_epi64(_mm512_castsi512_si128(v.l0));
     v.l1 = _mm512_broadcastq_epi64(_mm512_castsi512_si128(v.l1));
@@ -218,7 +217,7 @@ P5_INLINE p5_v p5_lane0(p5_v v)
     return v;
 }
 
-P5_INLINE void p5_store_pow(poly1305_ifma_st *p, int off, p5_v v)
+CHACHA_INLINE void p5_store_pow(poly1305_ifma_st *p, int off, p5_v v)
 {
     p5_pow y = p5_pow_of(v);
 
@@ -236,7 +235,7 @@ P5_INLINE void p5_store_pow(poly1305_ifma_st *p, int off, p5_v v)
  * products, lanes that keep their value multiplied by 1: r^3, r^4; r^5..r^8;
  * r^9..r^16. have_powers says how many are there.
  */
-P5_INLINE void p5_powers(poly1305_ifma_st *p, uint64_t want)
+CHACHA_INLINE void p5_powers(poly1305_ifma_st *p, uint64_t want)
 {
     const uint64_t r0 = p->sc.r[0], r1 = p->sc.r[1];
     /* registers only (constant indices, no wipe: that would force memory) */
@@ -284,7 +283,7 @@ P5_INLINE void p5_powers(poly1305_ifma_st *p, uint64_t want)
 }
 
 /* the sum of the eight lanes */
-P5_INLINE uint64_t p5_hsum(__m512i v)
+CHACHA_INLINE uint64_t p5_hsum(__m512i v)
 {
     __m256i a = _mm256_add_epi64(_mm512_castsi512_si256(v),
                                  _mm512_extracti64x4_epi64(v, 1));
@@ -299,7 +298,7 @@ P5_INLINE uint64_t p5_hsum(__m512i v)
  * Sum the lanes of the final products d[0..5] (see p5_products) into the
  * radix 2^64 accumulator, h < 2^130 + 2^100 (so h2 <= 4).
  */
-P5_INLINE void p5_finish(poly1305_r64 *sc, const __m512i d[6])
+CHACHA_INLINE void p5_finish(poly1305_r64 *sc, const __m512i d[6])
 {
     uint64_t l0 = p5_hsum(d[0]), h0 = p5_hsum(d[1]), l1 = p5_hsum(d[2]);
     uint64_t h1 = p5_hsum(d[3]), l2 = p5_hsum(d[4]), h2 = p5_hsum(d[5]), c;
@@ -324,7 +323,7 @@ P5_INLINE void p5_finish(poly1305_r64 *sc, const __m512i d[6])
  * Lane p of group g (blocks 8g..8g+7 of the first, front-padded group of
  * a run) is in use when its block is not padding: pad blocks come first.
  */
-P5_INLINE __mmask8 p5_lanes_used(size_t pad, int g)
+CHACHA_INLINE __mmask8 p5_lanes_used(size_t pad, int g)
 {
     const __m512i blk = _mm512_setr_epi64(0 + 8 * g, 4 + 8 * g, 1 + 8 * g,
                                           5 + 8 * g, 2 + 8 * g, 6 + 8 * g,
@@ -337,7 +336,7 @@ P5_INLINE __mmask8 p5_lanes_used(size_t pad, int g)
  * Quarter j (64 bytes, qwords 8j..8j+7) of a 256-byte group whose first
  * pad blocks are zero and whose real blocks start at in.
  */
-P5_INLINE __m512i p5_expand(const uint8_t *in, size_t pad, int j)
+CHACHA_INLINE __m512i p5_expand(const uint8_t *in, size_t pad, int j)
 {
     size_t skip = 2 * pad;      /* zero qwords before in */
     size_t lo = 8 * (size_t)j;
@@ -348,7 +347,7 @@ P5_INLINE __m512i p5_expand(const uint8_t *in, size_t pad, int j)
 }
 
 /* x plus the value h (44-bit limbs) in the lanes of k */
-P5_INLINE p5_v p5_add_lane(p5_v x, __mmask8 k, const uint64_t h[3])
+CHACHA_INLINE p5_v p5_add_lane(p5_v x, __mmask8 k, const uint64_t h[3])
 {
     x.l0 = _mm512_mask_add_epi64(x.l0, k, x.l0, _mm512_set1_epi64((long long)h[0]));
     x.l1 = _mm512_mask_add_epi64(x.l1, k, x.l1, _mm512_set1_epi64((long long)h[1]));
@@ -369,15 +368,15 @@ typedef struct {
     __m512i hibit;
 } p5_run;
 
-P5_INLINE size_t p5_pad(size_t nb, int two)
+CHACHA_INLINE size_t p5_pad(size_t nb, int two)
 {
     size_t group = two ? 16 : 8;
 
     return (group - nb % group) % group;
 }
 
-P5_INLINE void p5_start(p5_run *run, poly1305_ifma_st *p, const uint8_t *in,
-                        size_t pad, int two, uint64_t padbit)
+CHACHA_INLINE void p5_start(p5_run *run, poly1305_ifma_st *p, const uint8_t *in,
+                            size_t pad, int two, uint64_t padbit)
 {
     __mmask8 at = (__mmask8)(1u << ((pad & 3) * 2 + ((pad >> 2) & 1))), ha, hb;
     uint64_t h[3];
@@ -411,7 +410,7 @@ P5_INLINE void p5_start(p5_run *run, poly1305_ifma_st *p, const uint8_t *in,
 #define P5_STEP_B(run, in) \
     ((run)->b = p5_mul_add((run)->b, (run)->y, p5_load8(in, (run)->hibit)))
 
-P5_INLINE void p5_end(p5_run *run, poly1305_ifma_st *p, int two)
+CHACHA_INLINE void p5_end(p5_run *run, poly1305_ifma_st *p, int two)
 {
     __m512i d[6];
 

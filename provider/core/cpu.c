@@ -109,16 +109,31 @@ static unsigned int detect_caps(void)
 /* CHACHA_PROVIDER_DISABLE (see cpu.h); an unknown word is remembered. */
 static char disable_bad_word[32];
 
+/* The words it takes: one per row of caps.def, and "all". */
+static const struct { const char *name; unsigned int bit; } names[] = {
+#define CHACHA_CAP(id, word) { word, CHACHA_CAP_##id },
+#include "caps.def"
+#undef CHACHA_CAP
+    { "all", ~0u },
+};
+
+void chacha_cpu_disable_words(char *buf, size_t len)
+{
+    size_t i, used = 0;
+
+    buf[0] = '\0';
+    for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        int n = snprintf(buf + used, len - used, "%s%s", used ? " " : "",
+                         names[i].name);
+
+        if (n < 0 || (size_t)n >= len - used)
+            break;
+        used += (size_t)n;
+    }
+}
+
 static unsigned int disabled_caps(void)
 {
-    static const struct { const char *name; unsigned int bit; } names[] = {
-        { "ssse3", CHACHA_CAP_SSSE3 }, { "avx2", CHACHA_CAP_AVX2 },
-        { "avx512f", CHACHA_CAP_AVX512F }, { "avx512vl", CHACHA_CAP_AVX512VL },
-        { "avx512bw", CHACHA_CAP_AVX512BW }, { "avx512ifma", CHACHA_CAP_AVX512IFMA },
-        { "bmi2", CHACHA_CAP_BMI2 }, { "adx", CHACHA_CAP_ADX },
-        { "neon", CHACHA_CAP_NEON }, { "zmm", CHACHA_CAP_ZMM_FAST },
-        { "all", ~0u },
-    };
     const char *v = getenv("CHACHA_PROVIDER_DISABLE");
     unsigned int mask = 0;
     size_t i;

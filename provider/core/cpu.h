@@ -3,11 +3,12 @@
 #ifndef CHACHA_CORE_CPU_H
 #define CHACHA_CORE_CPU_H
 
+#include <stddef.h>
+
 /*
  * What this CPU and OS run, minus what CHACHA_PROVIDER_DISABLE hides (a
- * comma-separated list of ssse3, avx2, avx512f, avx512vl, avx512bw,
- * avx512ifma, bmi2, adx, neon, zmm (the preference CHACHA_CAP_ZMM_FAST), or
- * "all"; like OPENSSL_ia32cap for OpenSSL, it can only take features away).
+ * comma-separated list of the words of kernel/caps.def (ssse3, avx2, ...,
+ * zmm for the preference CHACHA_CAP_ZMM_FAST) or "all"; like OPENSSL_ia32cap for OpenSSL, it can only take features away).
  * Thread-safe; read once.
  */
 unsigned int chacha_cpu_caps(void);
@@ -17,8 +18,11 @@ int chacha_caps_ok(unsigned int caps);
 
 /*
  * The first word of CHACHA_PROVIDER_DISABLE that names no feature, or NULL:
- * the provider refuses to load on one, as on an unknown backend name.
+ * the provider refuses to load on one, as on an unknown kernel name.
  */
 const char *chacha_cpu_disable_error(void);
+
+/* "ssse3 avx2 ... all": the words CHACHA_PROVIDER_DISABLE takes. */
+void chacha_cpu_disable_words(char *buf, size_t len);
 
 #endif

@@ -5,57 +5,27 @@
 #include "kernel.h"
 #include "cpu.h"
 #include "registry.h"
+#include "kernels.h"
 
-#if defined(CHACHA_HAVE_X86_64_SIMD)
-extern const chacha20_kernel chacha20_avx512_kernel;
-extern const chacha20_kernel chacha20_avx2_kernel;
-extern const chacha20_kernel chacha20_ssse3_kernel;
-extern const poly1305_kernel poly1305_ifma_kernel;
-extern const poly1305_kernel poly1305_avx2_kernel;
-extern const chacha20_poly1305_kernel chacha20_poly1305_avx512_kernel;
-extern const chacha20_poly1305_kernel chacha20_poly1305_avx2_kernel;
-#endif
-#if defined(CHACHA_HAVE_NEON)
-extern const chacha20_kernel chacha20_neon_kernel;
-#endif
-#if defined(CHACHA_HAVE_NEON) && defined(__aarch64__)
-extern const poly1305_kernel poly1305_neon_kernel;
-extern const chacha20_poly1305_kernel chacha20_poly1305_neon_kernel;
-#endif
-
+/* The lists, fastest first, from kernels.def (kernels.h declares them). */
 const chacha20_kernel *const chacha20_kernels[] = {
-#if defined(CHACHA_HAVE_X86_64_SIMD)
-    &chacha20_avx512_kernel,
-    &chacha20_avx2_kernel,
-    &chacha20_ssse3_kernel,
-#endif
-#if defined(CHACHA_HAVE_NEON)
-    &chacha20_neon_kernel,
-#endif
-    &chacha20_portable_kernel,
+#define CHACHA20_KERNEL(name, where, emu) \
+    CHACHA_BUILT_##where(&chacha20_##name##_kernel,)
+#include "kernels.def"
     NULL
 };
 
 const poly1305_kernel *const poly1305_kernels[] = {
-#if defined(CHACHA_HAVE_X86_64_SIMD)
-    &poly1305_ifma_kernel,
-    &poly1305_avx2_kernel,
-#endif
-#if defined(CHACHA_HAVE_NEON) && defined(__aarch64__)
-    &poly1305_neon_kernel,
-#endif
-    &poly1305_portable_kernel,
+#define POLY1305_KERNEL(name, where, emu) \
+    CHACHA_BUILT_##where(&poly1305_##name##_kernel,)
+#include "kernels.def"
     NULL
 };
 
 const chacha20_poly1305_kernel *const chacha20_poly1305_kernels[] = {
-#if defined(CHACHA_HAVE_X86_64_SIMD)
-    &chacha20_poly1305_avx512_kernel,
-    &chacha20_poly1305_avx2_kernel,
-#endif
-#if defined(CHACHA_HAVE_NEON) && defined(__aarch64__)
-    &chacha20_poly1305_neon_kernel,
-#endif
+#define AEAD_KERNEL(name, where, emu) \
+    CHACHA_BUILT_##where(&chacha20_poly1305_##name##_kernel,)
+#include "kernels.def"
     NULL
 };
 
@@ -63,27 +33,15 @@ const chacha20_poly1305_kernel *const chacha20_poly1305_kernels[] = {
  * Every kernel name of every architecture, so that a name from another one
  * (neon on x86-64) is "not supported by this CPU" rather than unknown.
  */
-#if defined(__x86_64__) || defined(_M_X64)
-# define THIS_ARCH "x86_64"
-#elif defined(__aarch64__) || defined(__arm__)
-# define THIS_ARCH "arm"
-#else
-# define THIS_ARCH ""
-#endif
-
 static const struct {
     enum chacha_primitive prim;
     const char *name, *arch;
 } known[] = {
-    { CHACHA_PRIM_CHACHA20, "portable", "" },
-    { CHACHA_PRIM_CHACHA20, "ssse3", "x86_64" },
-    { CHACHA_PRIM_CHACHA20, "avx2", "x86_64" },
-    { CHACHA_PRIM_CHACHA20, "avx512", "x86_64" },
-    { CHACHA_PRIM_CHACHA20, "neon", "arm" },
-    { CHACHA_PRIM_POLY1305, "portable", "" },
-    { CHACHA_PRIM_POLY1305, "avx2", "x86_64" },
-    { CHACHA_PRIM_POLY1305, "ifma", "x86_64" },
-    { CHACHA_PRIM_POLY1305, "neon", "arm" },
+#define CHACHA20_KERNEL(name, where, emu) \
+    { CHACHA_PRIM_CHACHA20, #name, CHACHA_ARCH_##where },
+#define POLY1305_KERNEL(name, where, emu) \
+    { CHACHA_PRIM_POLY1305, #name, CHACHA_ARCH_##where },
+#include "kernels.def"
 };
 
 /* Why name, absent from this build's lists, cannot be had. */
@@ -94,7 +52,7 @@ static enum chacha_select_status absent(enum chacha_primitive prim,
 
     for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
         if (known[i].prim == prim && strcmp(known[i].name, name) == 0)
-            return strcmp(known[i].arch, THIS_ARCH) == 0
+            return strcmp(known[i].arch, CHACHA_ARCH_THIS) == 0
                    ? CHACHA_SELECT_NOT_BUILT : CHACHA_SELECT_UNSUPPORTED;
     return CHACHA_SELECT_UNKNOWN;
 }

@@ -12,22 +12,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* CPU capability bits a kernel needs (core/cpu.c detects them once). */
-#define CHACHA_CAP_SSSE3      (1u << 0)
-#define CHACHA_CAP_AVX2       (1u << 1)   /* includes OS YMM state (XGETBV) */
-#define CHACHA_CAP_AVX512F    (1u << 2)   /* includes OS ZMM/opmask state */
-#define CHACHA_CAP_AVX512VL   (1u << 3)
-#define CHACHA_CAP_AVX512BW   (1u << 4)
-#define CHACHA_CAP_AVX512IFMA (1u << 5)
-#define CHACHA_CAP_BMI2       (1u << 6)
-#define CHACHA_CAP_ADX        (1u << 7)
-#define CHACHA_CAP_NEON       (1u << 8)
 /*
- * Not a feature but a preference: set unless the CPU is one that slows its
- * clock down for 512-bit vectors (Intel Skylake-SP to Tiger Lake). No kernel
- * needs it; `auto` passes over the AVX-512F kernels without it.
+ * CPU capability bits a kernel needs (core/cpu.c detects them once), one per
+ * row of caps.def: CHACHA_CAP_SSSE3, CHACHA_CAP_AVX2, ... CHACHA_CAP_ZMM_FAST.
  */
-#define CHACHA_CAP_ZMM_FAST   (1u << 9)
+enum chacha_cap_index {
+#define CHACHA_CAP(id, word) CHACHA_CAP_INDEX_##id,
+#include "caps.def"
+#undef CHACHA_CAP
+    CHACHA_CAP_COUNT
+};
+enum {
+#define CHACHA_CAP(id, word) CHACHA_CAP_##id = 1u << CHACHA_CAP_INDEX_##id,
+#include "caps.def"
+#undef CHACHA_CAP
+};
 
 /*
  * out[i] = in[i] ^ keystream[i] for i in [0, len), where the keystream starts at

@@ -6,6 +6,9 @@
 #include <stdint.h>
 #include <string.h>
 
+/* A helper that must be inlined (kernels' building blocks). */
+#define CHACHA_INLINE static inline __attribute__((always_inline))
+
 /* "expand 32-byte k", the first four ChaCha20 state words */
 #define CHACHA_SIGMA0 0x61707865u
 #define CHACHA_SIGMA1 0x3320646eu

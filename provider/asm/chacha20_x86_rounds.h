@@ -1,0 +1,326 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The generator of the x86 vertical rounds in inline assembly: each
+ * inclusion defines one function,
+ *
+ *     static inline void CTA_FN(void *st CTA_PARAMS)
+ *
+ * which runs the 20 rounds of a CTA_WIDTH-bit vertical state block (see
+ * CT_FN(state) in chacha20_x86_template.h: in[16] -> out[16], masks in m[2])
+ * as one asm statement, without the feed-forward.
+ *
+ * Parameters, all #undef'd again at the end of this file:
+ *   CTA_FN            the function's name (required)
+ *   CTA_WIDTH         128 (legacy SSE encoding, xmm) or 256 (VEX, ymm)
+ *                     (required)
+ *   CTA_NINTH_BLOCK   optional, 1: one more block on the general purpose
+ *                     registers, sin[16] -> sx[16], interleaved with the
+ *                     vector rounds (its quarter rounds fill the four
+ *                     CTA_AFTER_QR hooks of each round)
+ * Hooks (asm strings; each defaults to empty; not with CTA_NINTH_BLOCK):
+ *   CTA_HOOK_INIT     after the rows are loaded, before the first round
+ *   CTA_HOOK_LOOP     after each double round
+ *   CTA_HOOK_FINI     after the rows are stored
+ *   CTA_HOOK_COLS     the column round's 12 hooks, comma-separated: one
+ *                     after each of its 12 step groups (see CTA_ROUND);
+ *                     CTA_AFTER_QR(q0, q1, q2, q3) puts one piece after each
+ *                     of its four quarter rounds
+ *   CTA_HOOK_DIAGS    the same for the diagonal round
+ * And for hooks that need more than the state block:
+ *   CTA_PARAMS        further parameters of the function, each after a comma
+ *   CTA_BEGIN         declarations and statements before the asm statement
+ *   CTA_END           statements after it
+ *   CTA_OUTPUTS       the asm statement's output operands
+ *   CTA_CLOBBERS      further clobbers, each followed by a comma
+ *
+ * Why assembly: 16 state vectors plus a rotate temporary do not fit in 16
+ * vector registers, and gcc and clang then spill far more than needed (AVX2:
+ * 1.1 and 0.9 cycles/byte from intrinsics). Here 15 rows stay in registers
+ * and one c row lives in its out[] slot. The quarter-round holding that row
+ * adds it to d straight into the temporary, stores the sum back and then
+ * uses the temporary for its rotate; the other three rotate through the
+ * same temporary (renamed by the CPU). Only one of the four chains of a
+ * round passes through memory (ymm store-to-load forwarding takes ~10
+ * cycles on Zen 3, against ~7 between two uses of a c row). On Zen 3 this
+ * runs as fast as taking turns with two c rows in memory and two
+ * temporaries (within noise, with half the spill traffic); without any
+ * memory round trip the rounds would be ~5% faster. What bounds them on Zen
+ * 3 is the shifts and byte shuffles: ~24 of the 64 operations of a round,
+ * most of them on the critical path, and only two of the four vector pipes
+ * run them; where a vector step takes 2 cycles it is the chain itself (see
+ * CTA_ROUND for the order that serves it). More independent blocks in
+ * vector registers (a horizontal 2-block set beside the 8, 10 to 14 blocks)
+ * cost more in spills than they gain; rotates through vpmulld (other pipes,
+ * 3 cycles) are slower.
+ *
+ * The ninth block: the vector rounds are latency bound, so the integer
+ * pipes are idle. Its a, b and d words live in 12 GPRs; the c words stay in
+ * memory and one register (r14) carries c through each quarter-round.
+ * Everything is addressed from one pointer, operand [st], so that with the
+ * ninth block 13 GPRs are free for it. The state block, in CTA_VSZ-byte
+ * vectors: in[16] vector input words, out[16] vector results (and the c
+ * slot), m[2] byte-shuffle masks rotating lanes by 16 and by 8; then
+ * sin[16] scalar input words (aux[8] for other hooked code), sx[16] scalar
+ * results, n loop counter.
+ */
+
+#ifndef CHACHA20_X86_ROUNDS_COMMON
+#define CHACHA20_X86_ROUNDS_COMMON
+
+/* the registers: rows a0..d3, with the temporary where row c3 would be */
+#define CTA_A0 CTA_REG(0)
+#define CTA_A1 CTA_REG(1)
+#define CTA_A2 CTA_REG(2)
+#define CTA_A3 CTA_REG(3)
+#define CTA_B0 CTA_REG(4)
+#define CTA_B1 CTA_REG(5)
+#define CTA_B2 CTA_REG(6)
+#define CTA_B3 CTA_REG(7)
+#define CTA_C0 CTA_REG(8)
+#define CTA_C1 CTA_REG(9)
+#define CTA_C2 CTA_REG(10)
+#define CTA_T CTA_REG(11)       /* rotate temporary; row c3 is in slot 11 */
+#define CTA_D0 CTA_REG(12)
+#define CTA_D1 CTA_REG(13)
+#define CTA_D2 CTA_REG(14)
+#define CTA_D3 CTA_REG(15)
+/* byte offsets into the state block */
+#define CTA_SLOT(i) "(16+" #i ")*" CTA_VSZ "(%[st])"
+#define CTA_M16 "32*" CTA_VSZ "(%[st])"
+#define CTA_M8 "33*" CTA_VSZ "(%[st])"
+#define CTA_SIN(i) "34*" CTA_VSZ "+4*" #i "(%[st])"
+#define CTA_SX(i) "34*" CTA_VSZ "+64+4*" #i "(%[st])"
+#define CTA_NCTR "34*" CTA_VSZ "+128(%[st])"
+#define CTA_LOAD(r, i) CTA_MOVA #i "*" CTA_VSZ "(%[st]), " r "\n\t"
+#define CTA_STORE(r, i) CTA_MOVA r ", " CTA_SLOT(i) "\n\t"
+/* a += b; d ^= a; d = rotl(d, 16 or 8) by byte shuffle m */
+#define CTA_ROW_AD(a, b, d, m) CTA_VADD(a, b) CTA_VXOR(d, a) CTA_VSHUFB(d, m)
+/* c += d; b ^= c; b = rotl(b, n) */
+#define CTA_ROW_CB(b, c, d, n) CTA_VADD(c, d) CTA_VXOR(b, c) CTA_VROTL(b, CTA_T, n)
+/* the same with c in slot 11, passing through the temporary */
+#define CTA_ROW_CB_MEM(b, d, n) \
+    CTA_VADD_SLOT(CTA_T, d, 11) CTA_VXOR(b, CTA_T) CTA_STORE(CTA_T, 11) \
+    CTA_VROTL(b, CTA_T, n)
+
+/*
+ * One round: its quarter-rounds (a_k, b_k, c_k, d_k) in two pairs, (0, 1)
+ * then (3, 2), each pair advanced step by step through its whole quarter
+ * round; quarter-round 3 has its c row in slot 11. In program order a pair's
+ * chain is 16 instructions long, not 32 as when all four advance together:
+ * where a vector step takes 2 cycles (a Zen 4 VM) the rounds are latency
+ * bound, and with the pairs the 8-block AVX2 pass takes 360 TSC ticks, not
+ * 403 (OpenSSL's, which orders its quarter rounds in pairs too: 359); the
+ * SSSE3 4-block and the fused AVX2 kernels gain 4-6%. h0..h11 are the
+ * hooks placed between the step groups.
+ */
+#define CTA_ROUND(a0, b0, c0, d0, a1, b1, c1, d1, a2, b2, c2, d2, \
+                  a3, b3, d3, h0, h1, h2, h3, h4, h5, h6, h7, h8, h9, \
+                  h10, h11) \
+    CTA_ROW_AD(a0, b0, d0, CTA_M16) h0 CTA_ROW_AD(a1, b1, d1, CTA_M16) h1 \
+    CTA_ROW_CB(b0, c0, d0, 12) CTA_ROW_CB(b1, c1, d1, 12) h2 \
+    CTA_ROW_AD(a0, b0, d0, CTA_M8) CTA_ROW_AD(a1, b1, d1, CTA_M8) h3 \
+    CTA_ROW_CB(b0, c0, d0, 7) h4 CTA_ROW_CB(b1, c1, d1, 7) h5 \
+    CTA_ROW_AD(a3, b3, d3, CTA_M16) h6 CTA_ROW_AD(a2, b2, d2, CTA_M16) h7 \
+    CTA_ROW_CB_MEM(b3, d3, 12) CTA_ROW_CB(b2, c2, d2, 12) h8 \
+    CTA_ROW_AD(a3, b3, d3, CTA_M8) CTA_ROW_AD(a2, b2, d2, CTA_M8) h9 \
+    CTA_ROW_CB_MEM(b3, d3, 7) h10 CTA_ROW_CB(b2, c2, d2, 7) h11
+/* one piece after each quarter round of a round (hooks 2, 5, 8, 11) */
+#define CTA_AFTER_QR(q0, q1, q2, q3) , , q0, , , q1, , , q2, , , q3
+#define CTA_NO_HOOKS CTA_AFTER_QR(, , , )
+
+/*
+ * The whole asm string: load the 16 rows, init, ten double rounds (each:
+ * columns with hooks c0..c11, diagonals with d0..d11, then loop), store
+ * the rows, fini. The hook lists arrive as single macro arguments, hence
+ * the extra expansion step.
+ */
+#define CTA_VROUNDS(...) CTA_VROUNDS_(__VA_ARGS__)
+#define CTA_VROUNDS_(init, loop, fini, c0, c1, c2, c3, c4, c5, c6, c7, \
+                     c8, c9, c10, c11, d0, d1, d2, d3, d4, d5, d6, d7, \
+                     d8, d9, d10, d11) \
+    CTA_LOAD(CTA_A0, 0) CTA_LOAD(CTA_A1, 1) CTA_LOAD(CTA_A2, 2) \
+    CTA_LOAD(CTA_A3, 3) CTA_LOAD(CTA_B0, 4) CTA_LOAD(CTA_B1, 5) \
+    CTA_LOAD(CTA_B2, 6) CTA_LOAD(CTA_B3, 7) CTA_LOAD(CTA_C0, 8) \
+    CTA_LOAD(CTA_C1, 9) CTA_LOAD(CTA_C2, 10) CTA_LOAD(CTA_T, 11) \
+    CTA_LOAD(CTA_D0, 12) CTA_LOAD(CTA_D1, 13) CTA_LOAD(CTA_D2, 14) \
+    CTA_LOAD(CTA_D3, 15) CTA_STORE(CTA_T, 11) \
+    init \
+    "movl $10, " CTA_NCTR "\n\t" \
+    ".p2align 5\n" \
+    "1:\n\t" \
+    /* columns (0,4,8,12) (1,5,9,13) (2,6,10,14) | (3,7,11,15) */ \
+    CTA_ROUND(CTA_A0, CTA_B0, CTA_C0, CTA_D0, CTA_A1, CTA_B1, CTA_C1, CTA_D1, \
+              CTA_A2, CTA_B2, CTA_C2, CTA_D2, CTA_A3, CTA_B3, CTA_D3, \
+              c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11) \
+    /* diagonals (0,5,10,15) (2,7,8,13) (3,4,9,14) | (1,6,11,12) */ \
+    CTA_ROUND(CTA_A0, CTA_B1, CTA_C2, CTA_D3, CTA_A2, CTA_B3, CTA_C0, CTA_D1, \
+              CTA_A3, CTA_B0, CTA_C1, CTA_D2, CTA_A1, CTA_B2, CTA_D0, \
+              d0, d1, d2, d3, d4, d5, d6, d7, d8, d9, d10, d11) \
+    loop \
+    "decl " CTA_NCTR "\n\t" \
+    "jnz 1b\n\t" \
+    CTA_STORE(CTA_A0, 0) CTA_STORE(CTA_A1, 1) CTA_STORE(CTA_A2, 2) \
+    CTA_STORE(CTA_A3, 3) CTA_STORE(CTA_B0, 4) CTA_STORE(CTA_B1, 5) \
+    CTA_STORE(CTA_B2, 6) CTA_STORE(CTA_B3, 7) CTA_STORE(CTA_C0, 8) \
+    CTA_STORE(CTA_C1, 9) CTA_STORE(CTA_C2, 10) \
+    CTA_STORE(CTA_D0, 12) CTA_STORE(CTA_D1, 13) CTA_STORE(CTA_D2, 14) \
+    CTA_STORE(CTA_D3, 15) \
+    fini
+
+/*
+ * The ninth block's words: a0..a3 eax ebx ecx edx, b0..b3 esi edi r8d r9d,
+ * d0..d3 r10d..r13d; c in sx[8..11], carried in r14d.
+ */
+#define CTA_S_AD(a, b, d, n) \
+    "addl %%" b ", %%" a "\n\t" "xorl %%" a ", %%" d "\n\t" \
+    "roll $" #n ", %%" d "\n\t"
+#define CTA_S_CB(b, d, n) \
+    "addl %%" d ", %%r14d\n\t" "xorl %%r14d, %%" b "\n\t" \
+    "roll $" #n ", %%" b "\n\t"
+#define CTA_S_QR(a, b, c, d) \
+    "movl " CTA_SX(c) ", %%r14d\n\t" \
+    CTA_S_AD(a, b, d, 16) CTA_S_CB(b, d, 12) \
+    CTA_S_AD(a, b, d, 8) CTA_S_CB(b, d, 7) \
+    "movl %%r14d, " CTA_SX(c) "\n\t"
+#define CTA_S_LD(r, i) "movl " CTA_SIN(i) ", %%" r "\n\t"
+#define CTA_S_ST(r, i) "movl %%" r ", " CTA_SX(i) "\n\t"
+#define CTA_S_CP(i) "movl " CTA_SIN(i) ", %%r14d\n\t" "movl %%r14d, " CTA_SX(i) "\n\t"
+#define CTA_S_INIT \
+    CTA_S_LD("eax", 0) CTA_S_LD("ebx", 1) CTA_S_LD("ecx", 2) CTA_S_LD("edx", 3) \
+    CTA_S_LD("esi", 4) CTA_S_LD("edi", 5) CTA_S_LD("r8d", 6) CTA_S_LD("r9d", 7) \
+    CTA_S_CP(8) CTA_S_CP(9) CTA_S_CP(10) CTA_S_CP(11) \
+    CTA_S_LD("r10d", 12) CTA_S_LD("r11d", 13) CTA_S_LD("r12d", 14) \
+    CTA_S_LD("r13d", 15)
+#define CTA_S_FINI \
+    CTA_S_ST("eax", 0) CTA_S_ST("ebx", 1) CTA_S_ST("ecx", 2) CTA_S_ST("edx", 3) \
+    CTA_S_ST("esi", 4) CTA_S_ST("edi", 5) CTA_S_ST("r8d", 6) CTA_S_ST("r9d", 7) \
+    CTA_S_ST("r10d", 12) CTA_S_ST("r11d", 13) CTA_S_ST("r12d", 14) \
+    CTA_S_ST("r13d", 15)
+#define CTA_S_COLS CTA_AFTER_QR(CTA_S_QR("eax", "esi", 8, "r10d"), \
+                                CTA_S_QR("ebx", "edi", 9, "r11d"), \
+                                CTA_S_QR("ecx", "r8d", 10, "r12d"), \
+                                CTA_S_QR("edx", "r9d", 11, "r13d"))
+#define CTA_S_DIAGS CTA_AFTER_QR(CTA_S_QR("eax", "edi", 10, "r13d"), \
+                                 CTA_S_QR("ebx", "r8d", 11, "r10d"), \
+                                 CTA_S_QR("ecx", "r9d", 8, "r11d"), \
+                                 CTA_S_QR("edx", "esi", 9, "r12d"))
+/* the GPRs the ninth block uses, for the clobber list */
+#define CTA_S_CLOBBERS "rax", "rbx", "rcx", "rdx", "rsi", "rdi", "r8", "r9", \
+    "r10", "r11", "r12", "r13", "r14",
+
+/* the vector registers the rounds clobber */
+#define CTA_VEC_CLOBBERS \
+    "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", \
+    "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15"
+
+#endif /* CHACHA20_X86_ROUNDS_COMMON */
+
+/* ---- one instantiation ---------------------------------------------- */
+
+#if !defined(CTA_FN) || !defined(CTA_WIDTH)
+# error "chacha20_x86_rounds.h: define CTA_FN and CTA_WIDTH first"
+#endif
+
+/* the instructions of the width */
+#if CTA_WIDTH == 128
+# define CTA_REG(i) "%%xmm" #i
+# define CTA_VSZ "16"
+# define CTA_MOVA "movdqa "
+# define CTA_VADD(d, s) "paddd " s ", " d "\n\t"
+# define CTA_VXOR(d, s) "pxor " s ", " d "\n\t"
+# define CTA_VSHUFB(d, m) "pshufb " m ", " d "\n\t"
+# define CTA_VROTL(d, t, n) \
+    "movdqa " d ", " t "\n\t" "pslld $" #n ", " t "\n\t" \
+    "psrld $32-" #n ", " d "\n\t" "por " t ", " d "\n\t"
+/* c = d + out[i] */
+# define CTA_VADD_SLOT(c, d, i) "movdqa " CTA_SLOT(i) ", " c "\n\t" CTA_VADD(c, d)
+#elif CTA_WIDTH == 256
+# define CTA_REG(i) "%%ymm" #i
+# define CTA_VSZ "32"
+# define CTA_MOVA "vmovdqa "
+# define CTA_VADD(d, s) "vpaddd " s ", " d ", " d "\n\t"
+# define CTA_VXOR(d, s) "vpxor " s ", " d ", " d "\n\t"
+# define CTA_VSHUFB(d, m) "vpshufb " m ", " d ", " d "\n\t"
+# define CTA_VROTL(d, t, n) \
+    "vpslld $" #n ", " d ", " t "\n\t" "vpsrld $32-" #n ", " d ", " d "\n\t" \
+    "vpor " t ", " d ", " d "\n\t"
+# define CTA_VADD_SLOT(c, d, i) "vpaddd " CTA_SLOT(i) ", " d ", " c "\n\t"
+#else
+# error "chacha20_x86_rounds.h: CTA_WIDTH is 128 or 256"
+#endif
+
+#if defined(CTA_NINTH_BLOCK) && CTA_NINTH_BLOCK
+# if defined(CTA_HOOK_INIT) || defined(CTA_HOOK_FINI) || \
+     defined(CTA_HOOK_COLS) || defined(CTA_HOOK_DIAGS) || defined(CTA_CLOBBERS)
+#  error "chacha20_x86_rounds.h: the ninth block takes the hooks"
+# endif
+# define CTA_HOOK_INIT CTA_S_INIT
+# define CTA_HOOK_FINI CTA_S_FINI
+# define CTA_HOOK_COLS CTA_S_COLS
+# define CTA_HOOK_DIAGS CTA_S_DIAGS
+# define CTA_CLOBBERS CTA_S_CLOBBERS
+#endif
+#ifndef CTA_HOOK_INIT
+# define CTA_HOOK_INIT
+#endif
+#ifndef CTA_HOOK_LOOP
+# define CTA_HOOK_LOOP
+#endif
+#ifndef CTA_HOOK_FINI
+# define CTA_HOOK_FINI
+#endif
+#ifndef CTA_HOOK_COLS
+# define CTA_HOOK_COLS CTA_NO_HOOKS
+#endif
+#ifndef CTA_HOOK_DIAGS
+# define CTA_HOOK_DIAGS CTA_NO_HOOKS
+#endif
+#ifndef CTA_PARAMS
+# define CTA_PARAMS
+#endif
+#ifndef CTA_BEGIN
+# define CTA_BEGIN
+#endif
+#ifndef CTA_END
+# define CTA_END
+#endif
+#ifndef CTA_OUTPUTS
+# define CTA_OUTPUTS
+#endif
+#ifndef CTA_CLOBBERS
+# define CTA_CLOBBERS
+#endif
+
+CHACHA_INLINE
+void CTA_FN(void *st CTA_PARAMS)
+{
+    CTA_BEGIN
+    __asm__ volatile(CTA_VROUNDS(CTA_HOOK_INIT, CTA_HOOK_LOOP, CTA_HOOK_FINI,
+                                 CTA_HOOK_COLS, CTA_HOOK_DIAGS)
+                     : CTA_OUTPUTS
+                     : [st] "r"(st)
+                     : CTA_CLOBBERS CTA_VEC_CLOBBERS, "cc", "memory");
+    CTA_END
+}
+
+#undef CTA_FN
+#undef CTA_WIDTH
+#undef CTA_NINTH_BLOCK
+#undef CTA_HOOK_INIT
+#undef CTA_HOOK_LOOP
+#undef CTA_HOOK_FINI
+#undef CTA_HOOK_COLS
+#undef CTA_HOOK_DIAGS
+#undef CTA_PARAMS
+#undef CTA_BEGIN
+#undef CTA_END
+#undef CTA_OUTPUTS
+#undef CTA_CLOBBERS
+#undef CTA_REG
+#undef CTA_VSZ
+#undef CTA_MOVA
+#undef CTA_VADD
+#undef CTA_VXOR
+#undef CTA_VSHUFB
+#undef CTA_VROTL
+#undef CTA_VADD_SLOT
