@@ -239,7 +239,7 @@ static int chacha_self_test(void *provctx)
         return 1;
     snprintf(pctx->selftest_error, sizeof(pctx->selftest_error), "on demand: %s", msg);
     atomic_store(&pctx->failed, 1);
-    chacha_raise(pctx, CHACHA_R_SELF_TEST_FAILED, "on demand: %s", msg);
+    CHACHA_RAISE(pctx, CHACHA_R_SELF_TEST_FAILED, "on demand: %s", msg);
     fprintf(stderr, "chacha-provider: error state: self-test on demand failed: %s\n", msg);
     return 0;
 }

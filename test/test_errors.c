@@ -394,6 +394,35 @@ static void check_forced_backend(const char *name, const char *expect)
     OSSL_LIB_CTX_free(lc);
 }
 
+/*
+ * Our own reasons (CHACHA_RAISE) carry the file, line and function that
+ * raised them, as libcrypto's ERR_raise does.
+ */
+static void check_error_location(void)
+{
+    EVP_CIPHER *c = tu_fetch_ours("ChaCha20-Poly1305");
+    EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new();
+    const char *file = NULL, *func = NULL;
+    unsigned long e;
+    int line = 0;
+
+    if (c == NULL || x == NULL) {
+        TU_CHECK(0, "error location: no cipher or context");
+    } else {
+        ERR_clear_error();
+        aead_noiv(x, c);
+        e = ERR_peek_last_error_all(&file, &line, &func, NULL, NULL);
+        printf("# error location: %s:%d %s\n", file ? file : "(none)", line,
+               func ? func : "(none)");
+        TU_CHECK(e != 0 && file != NULL && strstr(file, "provider/impl/") != NULL
+                 && line > 0 && func != NULL && *func != '\0',
+                 "our reason carries no file, line and function");
+        ERR_clear_error();
+    }
+    EVP_CIPHER_CTX_free(x);
+    EVP_CIPHER_free(c);
+}
+
 int main(void)
 {
     size_t i;
@@ -433,6 +462,7 @@ int main(void)
         EVP_CIPHER_free(dflt);
     }
     mac_errors();
+    check_error_location();
     /* the forced-backend checks must not inherit the run's own pin */
     saved = getenv("CHACHA_PROVIDER_IMPL");
     if (saved == NULL) {

@@ -23,11 +23,11 @@ int chacha_evp_aead_ready(chacha_evp_aead *e)
         return 0;
     }
     if (!e->iv_set) {
-        chacha_raise(e->pctx, CHACHA_R_IV_NOT_SET, NULL);
+        CHACHA_RAISE(e->pctx, CHACHA_R_IV_NOT_SET, NULL);
         return 0;
     }
     if (e->aead.phase == CHACHA_AEAD_DONE) {
-        chacha_raise(e->pctx, CHACHA_R_ALREADY_FINALISED, NULL);
+        CHACHA_RAISE(e->pctx, CHACHA_R_ALREADY_FINALISED, NULL);
         return 0;
     }
     return 1;
@@ -49,7 +49,7 @@ int chacha_evp_aead_text(chacha_evp_aead *e, unsigned char *out,
                          const unsigned char *in, size_t len)
 {
     if (chacha_aead_text(&e->aead, out, in, len, e->enc) != CHACHA_AEAD_OK) {
-        chacha_raise(e->pctx, CHACHA_R_NONCE_EXHAUSTED, NULL);
+        CHACHA_RAISE(e->pctx, CHACHA_R_NONCE_EXHAUSTED, NULL);
         return 0;
     }
     return 1;

@@ -121,7 +121,7 @@ static int aead_tls_record(AEAD_CTX *ctx, unsigned char *out, size_t *outl,
     ctx->tls_payload = NO_TLS_PAYLOAD;
     if (in == NULL || len != plen + AEAD_TAG_LEN) {
         chacha_aead_abort(&ctx->e.aead);
-        chacha_raise(ctx->e.pctx, CHACHA_R_BAD_TLS_RECORD,
+        CHACHA_RAISE(ctx->e.pctx, CHACHA_R_BAD_TLS_RECORD,
                      "expected %zu bytes, got %zu", plen + AEAD_TAG_LEN, len);
         return 0;
     }
@@ -154,7 +154,7 @@ static int aead_do_final(AEAD_CTX *ctx)
     if (ctx->tls_payload != NO_TLS_PAYLOAD) {
         ctx->tls_payload = NO_TLS_PAYLOAD;
         chacha_aead_abort(&ctx->e.aead);
-        chacha_raise(ctx->e.pctx, CHACHA_R_BAD_TLS_RECORD, "final in tls record mode");
+        CHACHA_RAISE(ctx->e.pctx, CHACHA_R_BAD_TLS_RECORD, "final in tls record mode");
         return 0;
     }
     return chacha_evp_aead_final(&ctx->e);

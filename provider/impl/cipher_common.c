@@ -172,7 +172,7 @@ int chacha_check_iv_tail(const CHACHA_PROV_CTX *pctx, const unsigned char *key,
     if (key == NULL || iv == NULL || ivlen <= 16 || n > 32
         || CRYPTO_memcmp(iv + 16, key, n) != 0)
         return 1;
-    chacha_raise(pctx, CHACHA_R_IV_HOLDS_KEY, "IV bytes 16-%zu equal key bytes 0-%zu:"
+    CHACHA_RAISE(pctx, CHACHA_R_IV_HOLDS_KEY, "IV bytes 16-%zu equal key bytes 0-%zu:"
                  " the caller's IV buffer is EVP_MAX_IV_LENGTH (16) bytes and ran into"
                  " its key (openssl enc cannot use this cipher)", ivlen - 1, n - 1);
     return 0;

@@ -100,7 +100,7 @@ static int xchacha20_ready(XCHACHA20_CTX *ctx)
         return 0;
     }
     if (!ctx->iv_set) {
-        chacha_raise(ctx->pctx, CHACHA_R_IV_NOT_SET, NULL);
+        CHACHA_RAISE(ctx->pctx, CHACHA_R_IV_NOT_SET, NULL);
         return 0;
     }
     return 1;

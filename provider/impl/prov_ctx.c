@@ -17,7 +17,8 @@ const OSSL_ITEM chacha_reason_strings[] = {
     { 0, NULL }
 };
 
-void chacha_raise(const CHACHA_PROV_CTX *pctx, int reason, const char *fmt, ...)
+void chacha_raise_at(const CHACHA_PROV_CTX *pctx, const char *file, int line,
+                     const char *func, int reason, const char *fmt, ...)
 {
     va_list ap;
 
@@ -25,7 +26,7 @@ void chacha_raise(const CHACHA_PROV_CTX *pctx, int reason, const char *fmt, ...)
         return;
     pctx->core_new_error(pctx->handle);
     if (pctx->core_set_error_debug != NULL)
-        pctx->core_set_error_debug(pctx->handle, NULL, 0, NULL);
+        pctx->core_set_error_debug(pctx->handle, file, line, func);
     va_start(ap, fmt);
     pctx->core_vset_error(pctx->handle, (uint32_t)reason, fmt, ap);
     va_end(ap);
@@ -48,7 +49,7 @@ void chacha_trace_newctx(const CHACHA_PROV_CTX *pctx, const char *alg)
 /* The error state's answer (see chacha_prov_running): the reason, and 0. */
 int chacha_prov_failed(const CHACHA_PROV_CTX *pctx)
 {
-    chacha_raise(pctx, CHACHA_R_SELF_TEST_FAILED, "%s", pctx->selftest_error);
+    CHACHA_RAISE(pctx, CHACHA_R_SELF_TEST_FAILED, "%s", pctx->selftest_error);
     return 0;
 }
 

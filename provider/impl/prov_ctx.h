@@ -9,6 +9,7 @@
 
 #include <stdatomic.h>
 #include <openssl/core.h>
+#include <openssl/crypto.h>
 #include <openssl/core_dispatch.h>
 #include "kernel.h"
 
@@ -49,8 +50,16 @@ typedef struct {
 /* Their strings, for OSSL_FUNC_PROVIDER_GET_REASON_STRINGS. */
 extern const OSSL_ITEM chacha_reason_strings[];
 
-/* Raise one of the CHACHA_R_* errors under this provider's own library. */
-void chacha_raise(const CHACHA_PROV_CTX *pctx, int reason, const char *fmt, ...);
+/*
+ * Raise one of the CHACHA_R_* errors under this provider's own library, with
+ * the file, line and function of the caller (as ERR_raise does for
+ * libcrypto's reasons): CHACHA_RAISE(pctx, reason, fmt or NULL, args...).
+ */
+#define CHACHA_RAISE(pctx, reason, ...) \
+    chacha_raise_at(pctx, OPENSSL_FILE, OPENSSL_LINE, OPENSSL_FUNC, reason, \
+                    __VA_ARGS__)
+void chacha_raise_at(const CHACHA_PROV_CTX *pctx, const char *file, int line,
+                     const char *func, int reason, const char *fmt, ...);
 
 /* The error state: raises CHACHA_R_SELF_TEST_FAILED with what failed; 0. */
 int chacha_prov_failed(const CHACHA_PROV_CTX *pctx);
