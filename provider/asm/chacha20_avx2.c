@@ -11,7 +11,7 @@ CHACHA_X86_STEP_PROBE(step_probe_avx2, "vpaddd %%ymm1, %%ymm0, %%ymm0")
 
 /* keystream only, for a final partial pass (kept apart from the hot loop) */
 static __attribute__((noinline))
-void emit8_ks(uint8_t ks[512], const y256_state *st)
+void emit8_ks(uint8_t ks[CHACHA_BLOCKS(8)], const y256_state *st)
 {
     emit8(ks, NULL, st);
 }
@@ -65,7 +65,7 @@ size_t xor_8x(uint8_t *out, const uint8_t *in, size_t len,
 {
     const size_t total = len;
     _Alignas(32) y256_state st;
-    _Alignas(32) uint8_t ks[512];
+    _Alignas(32) uint8_t ks[CHACHA_BLOCKS(8)];
     y256_state *p = &st;
     uint32_t ctr = counter[0];
     size_t nine;
@@ -84,21 +84,21 @@ size_t xor_8x(uint8_t *out, const uint8_t *in, size_t len,
         st.sin[15] = counter[3];
     }
 
-    nine = ninth ? nine_block_passes(len / 64) : 0;
+    nine = ninth ? nine_block_passes(len / CHACHA_BLOCK_LEN) : 0;
     for (; nine > 0; nine--) {
         st.sin[12] = ctr + 8;
         y256_vrounds(p, 1);
         emit8(out, in, p);
-        emit_scalar(out + 512, in + 512, p);
+        emit_scalar(out + CHACHA_BLOCKS(8), in + CHACHA_BLOCKS(8), p);
         st.in[12] = _mm256_add_epi32(st.in[12], _mm256_set1_epi32(9));
         ctr += 9;
-        len -= 576;
-        in += 576;
-        out += 576;
+        len -= CHACHA_BLOCKS(9);
+        in += CHACHA_BLOCKS(9);
+        out += CHACHA_BLOCKS(9);
     }
-    while (len > 384) {
+    while (len > CHACHA_BLOCKS(6)) {
         y256_vrounds(p, 0);
-        if (len >= 512) {
+        if (len >= CHACHA_BLOCKS(8)) {
             emit8(out, in, p);
         } else {
             emit8_ks(ks, p);
@@ -106,9 +106,9 @@ size_t xor_8x(uint8_t *out, const uint8_t *in, size_t len,
         }
         st.in[12] = _mm256_add_epi32(st.in[12], _mm256_set1_epi32(8));
         ctr += 8;
-        len -= len >= 512 ? 512 : len;
-        in += 512;
-        out += 512;
+        len -= len >= CHACHA_BLOCKS(8) ? CHACHA_BLOCKS(8) : len;
+        in += CHACHA_BLOCKS(8);
+        out += CHACHA_BLOCKS(8);
     }
     /* the key words and the round outputs: nothing key-derived stays behind */
     chacha_wipe(&st.in[4], 8 * sizeof(st.in[4]));
@@ -134,7 +134,7 @@ void xor_h256(uint8_t *out, const uint8_t *in, size_t len,
     __m256i d = _mm256_add_epi32(_mm256_broadcastsi128_si256(LOADU128(counter)),
                                  _mm256_setr_epi32(0, 0, 0, 0, 1, 0, 0, 0));
     const __m256i two = _mm256_setr_epi32(2, 0, 0, 0, 2, 0, 0, 0);
-    _Alignas(32) uint8_t ks[128];
+    _Alignas(32) uint8_t ks[CHACHA_BLOCKS(2)];
     int k;
 
     _Pragma("GCC unroll 3")
@@ -148,14 +148,14 @@ void xor_h256(uint8_t *out, const uint8_t *in, size_t len,
     y256_hrounds(v, nsets);
     _Pragma("GCC unroll 3")
     for (k = 0; k < nsets; k++) {
-        if (len >= 128) {
-            emit_pair(out, in, 64, v[4 * k], v[4 * k + 1], v[4 * k + 2],
+        if (len >= CHACHA_BLOCKS(2)) {
+            emit_pair(out, in, CHACHA_BLOCK_LEN, v[4 * k], v[4 * k + 1], v[4 * k + 2],
                       v[4 * k + 3]);
-            out += 128;
-            in += 128;
-            len -= 128;
+            out += CHACHA_BLOCKS(2);
+            in += CHACHA_BLOCKS(2);
+            len -= CHACHA_BLOCKS(2);
         } else {
-            emit_pair(ks, NULL, 64, v[4 * k], v[4 * k + 1], v[4 * k + 2],
+            emit_pair(ks, NULL, CHACHA_BLOCK_LEN, v[4 * k], v[4 * k + 1], v[4 * k + 2],
                       v[4 * k + 3]);
             ct_xor_tail_wipe(out, in, ks, sizeof(ks), len);
             break;
@@ -169,7 +169,7 @@ void xor_1(uint8_t *out, const uint8_t *in, size_t len,
            const uint32_t key[8], const uint32_t counter[4])
 {
     __m128i v[12];
-    _Alignas(16) uint8_t ks[64];
+    _Alignas(16) uint8_t ks[CHACHA_BLOCK_LEN];
     int g;
 
     v[0] = _mm_setr_epi32((int)CHACHA_SIGMA0, (int)CHACHA_SIGMA1, (int)CHACHA_SIGMA2, (int)CHACHA_SIGMA3);
@@ -181,13 +181,13 @@ void xor_1(uint8_t *out, const uint8_t *in, size_t len,
        gcc 12 store them to the red zone first) */
     _Pragma("GCC unroll 4")
     for (g = 0; g < 4; g++) {
-        if (len == 64)
+        if (len == CHACHA_BLOCK_LEN)
             STOREU128(out + 16 * g,
                       _mm_xor_si128(v[g], LOADU128(in + 16 * g)));
         else
             STOREU128(ks + 16 * g, v[g]);
     }
-    if (len < 64)
+    if (len < CHACHA_BLOCK_LEN)
         ct_xor_tail_wipe(out, in, ks, sizeof(ks), len);
 }
 
@@ -197,11 +197,11 @@ void chacha20_xor_short(uint8_t *out, const uint8_t *in, size_t len,
                         const uint32_t key[8],
                         const uint32_t counter[4])
 {
-    if (len <= 64)
+    if (len <= CHACHA_BLOCK_LEN)
         xor_1(out, in, len, key, counter);
-    else if (len <= 128)
+    else if (len <= CHACHA_BLOCKS(2))
         xor_h256(out, in, len, key, counter, 1);
-    else if (len <= 256)
+    else if (len <= CHACHA_BLOCKS(4))
         xor_h256(out, in, len, key, counter, 2);
     else
         xor_h256(out, in, len, key, counter, 3);
@@ -232,11 +232,11 @@ void xor_avx2(uint8_t *out, const uint8_t *in, size_t len,
     uint32_t c[4] = { counter[0], counter[1], counter[2], counter[3] };
     size_t done = 0;
 
-    if (len > 384) {
+    if (len > CHACHA_BLOCKS(6)) {
         done = xor_8x(out, in, len, key, counter, ninth);
-        c[0] += (uint32_t)(done / 64);
+        c[0] += (uint32_t)(done / CHACHA_BLOCK_LEN);
     }
-    if (len - done > 64) {
+    if (len - done > CHACHA_BLOCK_LEN) {
         chacha20_xor_short(out + done, in + done, len - done, key, c);
         chacha_burn_stack(BURN_ROWS);
     } else if (len > done) {

@@ -23,10 +23,10 @@ static const __m256i rot_masks[2] = {
 
 /* the 20 rounds of the 8-block kernel, plus a scalar ninth block if scalar */
 #define CTA_FN y256_rounds_asm
-#define CTA_WIDTH 256
+#define CTA_WIDTH CHACHA_BLOCKS(4)
 #include "chacha20_x86_rounds.h"
 #define CTA_FN y256_rounds_asm_ninth
-#define CTA_WIDTH 256
+#define CTA_WIDTH CHACHA_BLOCKS(4)
 #define CTA_NINTH_BLOCK 1
 #include "chacha20_x86_rounds.h"
 #define CT_VROUNDS(st, scalar) \
@@ -96,7 +96,7 @@ void emit_pair(uint8_t *dst, const uint8_t *src, size_t hi,
  */
 #define EMIT_ROW(j, h) \
     do { \
-        size_t lo_ = 64 * (j) + 32 * (h), hi_ = lo_ + 256; \
+        size_t lo_ = CHACHA_BLOCK_LEN * (j) + 32 * (h), hi_ = lo_ + CHACHA_BLOCKS(4); \
         __m256i k0_ = _mm256_permute2x128_si256(r[j], q[j], 0x20); \
         __m256i k1_ = _mm256_permute2x128_si256(r[j], q[j], 0x31); \
         if (src != NULL) { \

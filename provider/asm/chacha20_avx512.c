@@ -24,7 +24,7 @@ CHACHA_X86_STEP_PROBE(step_probe_avx512, "vprold $7, %%zmm0, %%zmm0")
 CHACHA_INLINE void c5_emit_block(uint8_t *dst, const uint8_t *src, __m512i ks,
                                  size_t n)
 {
-    if (n >= 64)
+    if (n >= CHACHA_BLOCK_LEN)
         C5_STOREU512(dst, _mm512_xor_si512(ks, C5_LOADU512(src)));
     else
         c5_emit_partial(dst, src, ks, n);
@@ -44,18 +44,18 @@ static void xor_16x(uint8_t *out, const uint8_t *in, size_t len,
 
     c5_run_words(&run, key, counter);
     c5_run_pre_x(x, &run);
-    if (len > 1024)
+    if (len > CHACHA_BLOCKS(16))
         c5_run_keep_pre(&run, x);
     x[12] = run.ctr;
     z512_vrounds_x(x, 1);
-    c5_emit16(out, in, x, &run, len < 1024 ? len : 1024);
-    if (len > 1024) {
-        len -= 1024;
-        in += 1024;
-        out += 1024;
-        for (; len >= 1024; len -= 1024, in += 1024, out += 1024) {
+    c5_emit16(out, in, x, &run, len < CHACHA_BLOCKS(16) ? len : CHACHA_BLOCKS(16));
+    if (len > CHACHA_BLOCKS(16)) {
+        len -= CHACHA_BLOCKS(16);
+        in += CHACHA_BLOCKS(16);
+        out += CHACHA_BLOCKS(16);
+        for (; len >= CHACHA_BLOCKS(16); len -= CHACHA_BLOCKS(16), in += CHACHA_BLOCKS(16), out += CHACHA_BLOCKS(16)) {
             c5_rounds16(x, &run);
-            c5_emit16(out, in, x, &run, 1024);
+            c5_emit16(out, in, x, &run, CHACHA_BLOCKS(16));
         }
         if (len > 0) {
             c5_rounds16(x, &run);
@@ -149,8 +149,8 @@ CHACHA_INLINE void xor_rows_sets(uint8_t *out, const uint8_t *in, size_t len,
        indices only: o[] must stay in registers, it is keystream) */
 #define C5_ROW_BLOCK(j, v) \
     do { \
-        if (64 * (size_t)(j) < len) \
-            c5_emit_block(out + 64 * (j), in + 64 * (j), v, len - 64 * (j)); \
+        if (CHACHA_BLOCK_LEN * (size_t)(j) < len) \
+            c5_emit_block(out + CHACHA_BLOCK_LEN * (j), in + CHACHA_BLOCK_LEN * (j), v, len - CHACHA_BLOCK_LEN * (j)); \
     } while (0)
 #define C5_ZSET_EMIT(k) \
     do { \
@@ -172,18 +172,18 @@ CHACHA_INLINE void xor_rows_sets(uint8_t *out, const uint8_t *in, size_t len,
         C5_ZSET_EMIT(2);
 #undef C5_ZSET_EMIT
 #undef C5_ROW_BLOCK
-    out += 256 * (size_t)nz;
-    in += 256 * (size_t)nz;
-    len -= 256 * (size_t)nz;
+    out += CHACHA_BLOCKS(4) * (size_t)nz;
+    in += CHACHA_BLOCKS(4) * (size_t)nz;
+    len -= CHACHA_BLOCKS(4) * (size_t)nz;
     if (tail == 2) {
         vy[0] = _mm256_add_epi32(vy[0], _mm256_broadcastsi128_si256(a));
         vy[1] = _mm256_add_epi32(vy[1], _mm256_broadcastsi128_si256(b));
         vy[2] = _mm256_add_epi32(vy[2], _mm256_broadcastsi128_si256(c));
         vy[3] = _mm256_add_epi32(vy[3],
                                  c5_drow256(dt));
-        c5_emit_block(out, in, c5_yblock(vy, 0), len < 64 ? len : 64);
-        if (len > 64)
-            c5_emit_block(out + 64, in + 64, c5_yblock(vy, 1), len - 64);
+        c5_emit_block(out, in, c5_yblock(vy, 0), len < CHACHA_BLOCK_LEN ? len : CHACHA_BLOCK_LEN);
+        if (len > CHACHA_BLOCK_LEN)
+            c5_emit_block(out + CHACHA_BLOCK_LEN, in + CHACHA_BLOCK_LEN, c5_yblock(vy, 1), len - CHACHA_BLOCK_LEN);
     }
     if (tail == 1) {
         vx[0] = _mm_add_epi32(vx[0], a);
@@ -198,7 +198,7 @@ CHACHA_INLINE void xor_rows_sets(uint8_t *out, const uint8_t *in, size_t len,
 static void xor_rows(uint8_t *out, const uint8_t *in, size_t len,
                      const uint32_t key[8], const uint32_t counter[4])
 {
-    switch ((len + 63) / 64) {
+    switch ((len + CHACHA_BLOCK_LEN - 1) / CHACHA_BLOCK_LEN) {
     case 1: xor_rows_sets(out, in, len, key, counter, 0, 1); break;
     case 2: xor_rows_sets(out, in, len, key, counter, 0, 2); break;
     case 3:
@@ -233,7 +233,7 @@ static void chacha20_xor_avx512(uint8_t *out, const uint8_t *in, size_t len,
     xor_16x(out, in, full, key, counter);
     if (rest > 0) {
         memcpy(ctr, counter, sizeof(ctr));
-        ctr[0] += (uint32_t)(full / 64);
+        ctr[0] += (uint32_t)(full / CHACHA_BLOCK_LEN);
         xor_rows(out + full, in + full, rest, key, ctr);
     }
 }
@@ -249,8 +249,8 @@ const chacha20_kernel CHACHA_AVX512_SYM(chacha20_avx512_kernel) = {
      * alone. Zen 4, 1 KiB records ours/default: 0.85 seal, 0.91 open with
      * the default 448; 1.08, 1.09 with this.
      */
-    .pass_len = 1024,
-    .head_max = CHACHA_AVX512_ROWS_MAX - 64,
+    .pass_len = CHACHA_BLOCKS(16),
+    .head_max = CHACHA_AVX512_ROWS_MAX - CHACHA_BLOCK_LEN,
     /* 4 adds, 4 xors, 4 vprold and a vpshufd per round */
     .row_steps = 13,
 #if !CHACHA_AVX512_EMULATED

@@ -190,7 +190,7 @@ CHACHA_INLINE void c5_rounds16(__m512i x[16], c5_run *run)
 }
 
 /* A 64-byte access at p stays inside one (4 KiB or larger) page. */
-#define C5_IN_PAGE(p) (((uintptr_t)(p) & 4095) <= 4096 - 64)
+#define C5_IN_PAGE(p) (((uintptr_t)(p) & 4095) <= 4096 - CHACHA_BLOCK_LEN)
 
 /*
  * dst[0..n) = src[0..n) ^ ks[0..n), 0 < n < 64, touching no byte past n.
@@ -207,7 +207,7 @@ CHACHA_INLINE void c5_emit_partial(uint8_t *dst, const uint8_t *src, __m512i ks,
 
         _mm512_mask_storeu_epi8(dst, m, _mm512_xor_si512(v, ks));
     } else {
-        _Alignas(64) uint8_t buf[64];
+        _Alignas(64) uint8_t buf[CHACHA_BLOCK_LEN];
 
         C5_STOREU512(buf, ks);
         ct_xor_tail_wipe(dst, src, buf, sizeof(buf), n);
@@ -217,8 +217,8 @@ CHACHA_INLINE void c5_emit_partial(uint8_t *dst, const uint8_t *src, __m512i ks,
 /* Block b (0..15) of the pass, o, to dst (if within len), xored with src. */
 #define C5_EMIT_BLOCK(b, o) \
     do { \
-        size_t off_ = 64 * (size_t)(b); \
-        if (len >= off_ + 64) \
+        size_t off_ = CHACHA_BLOCK_LEN * (size_t)(b); \
+        if (len >= off_ + CHACHA_BLOCK_LEN) \
             C5_STOREU512(dst + off_, \
                          _mm512_xor_si512(o, C5_LOADU512(src + off_))); \
         else if (len > off_) \

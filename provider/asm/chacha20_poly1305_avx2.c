@@ -123,7 +123,7 @@ _Static_assert(offsetof(y256_state, aux) == 34 * 32, "layout");
  * the loop. A block is eight pieces (PL rides with PC).
  */
 #define CTA_FN fused_rounds
-#define CTA_WIDTH 256
+#define CTA_WIDTH CHACHA_BLOCKS(4)
 #define CTA_PARAMS , const uint8_t *p, uint64_t h[3]
 #define CTA_BEGIN \
     uint64_t h0 = h[0], h1 = h[1], h2 = h[2]; \
@@ -197,7 +197,7 @@ static void xor_mac_avx2(uint8_t *out, const uint8_t *in, size_t len,
 {
     poly1305_r64 *mac = poly1305_r64_of(mst);   /* the AVX2 state's sc */
     _Alignas(32) y256_state st;
-    size_t nfull = len / 512, tail = len % 512, k;
+    size_t nfull = len / CHACHA_BLOCKS(8), tail = len % CHACHA_BLOCKS(8), k;
     uint32_t ctr[4] = { counter[0], counter[1], counter[2], counter[3] };
     uint64_t h[3] = { mac->h[0], mac->h[1], mac->h[2] };
 
@@ -213,25 +213,25 @@ static void xor_mac_avx2(uint8_t *out, const uint8_t *in, size_t len,
         }
     } else if (enc) {
         /* pass 0 has no ciphertext to MAC yet; pass k MACs pass k - 1 */
-        chacha20_avx2_kernel.xor_stream(out, in, 512, key, ctr);
+        chacha20_avx2_kernel.xor_stream(out, in, CHACHA_BLOCKS(8), key, ctr);
         ctr[0] += 8;
         y256_setup(&st, key, ctr);
         for (k = 1; k < nfull; k++)
-            fused_pass(out + 512 * k, in + 512 * k, out + 512 * (k - 1),
+            fused_pass(out + CHACHA_BLOCKS(8) * k, in + CHACHA_BLOCKS(8) * k, out + CHACHA_BLOCKS(8) * (k - 1),
                        &st, h);
         ctr[0] += (uint32_t)(8 * (nfull - 1));
         if (tail > 0)
-            chacha20_avx2_kernel.xor_stream(out + 512 * nfull, in + 512 * nfull,
+            chacha20_avx2_kernel.xor_stream(out + CHACHA_BLOCKS(8) * nfull, in + CHACHA_BLOCKS(8) * nfull,
                                           tail, key, ctr);
-        poly_blocks(&st, out + 512 * (nfull - 1), (512 + tail) / 16, h);
+        poly_blocks(&st, out + CHACHA_BLOCKS(8) * (nfull - 1), (CHACHA_BLOCKS(8) + tail) / 16, h);
     } else {
         y256_setup(&st, key, ctr);
         for (k = 0; k < nfull; k++)
-            fused_pass(out + 512 * k, in + 512 * k, in + 512 * k, &st, h);
+            fused_pass(out + CHACHA_BLOCKS(8) * k, in + CHACHA_BLOCKS(8) * k, in + CHACHA_BLOCKS(8) * k, &st, h);
         ctr[0] += (uint32_t)(8 * nfull);
         if (tail > 0) {
-            poly_blocks(&st, in + 512 * nfull, tail / 16, h);
-            chacha20_avx2_kernel.xor_stream(out + 512 * nfull, in + 512 * nfull,
+            poly_blocks(&st, in + CHACHA_BLOCKS(8) * nfull, tail / 16, h);
+            chacha20_avx2_kernel.xor_stream(out + CHACHA_BLOCKS(8) * nfull, in + CHACHA_BLOCKS(8) * nfull,
                                           tail, key, ctr);
         }
     }
@@ -260,5 +260,5 @@ const chacha20_poly1305_kernel chacha20_poly1305_avx2_kernel = {
     .chacha = &chacha20_avx2_kernel,
     .poly = &poly1305_avx2_kernel,
     .xor_mac = xor_mac_avx2,
-    .min_len = { 512, CHACHA_FUSED_SEAL_MIN },
+    .min_len = { CHACHA_BLOCKS(8), CHACHA_FUSED_SEAL_MIN },
 };

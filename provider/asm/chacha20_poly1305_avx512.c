@@ -79,7 +79,7 @@ CHACHA_INLINE void f5_pass(uint8_t *dst, const uint8_t *src, c5_run *crun,
     F5_MAC_HALF(7);
     z512_vdround(x);
     z512_vdround(x);
-    c5_emit16(dst, src, x, crun, 1024);
+    c5_emit16(dst, src, x, crun, CHACHA_BLOCKS(16));
     *pa = ma;
     *pb = mb;
 }
@@ -91,12 +91,12 @@ static void xor_rest(uint8_t *out, const uint8_t *in, size_t len,
 {
     uint32_t ctr[4];
 
-    if (len == 1024 * npass)
+    if (len == CHACHA_BLOCKS(16) * npass)
         return;
     memcpy(ctr, counter, sizeof(ctr));
     ctr[0] += (uint32_t)(16 * npass);
     CHACHA_AVX512_SYM(chacha20_avx512_kernel).xor_stream(
-        out + 1024 * npass, in + 1024 * npass, len - 1024 * npass, key, ctr);
+        out + CHACHA_BLOCKS(16) * npass, in + CHACHA_BLOCKS(16) * npass, len - CHACHA_BLOCKS(16) * npass, key, ctr);
 }
 
 /*
@@ -110,7 +110,7 @@ void fused_passes(uint8_t *out, const uint8_t *in, size_t len,
 {
     const __m512i hibit = _mm512_set1_epi64((long long)1 << 40);
     const uint8_t *mp = enc ? out : in;     /* the ciphertext */
-    const size_t npass = len / 1024, nb = len / 16;
+    const size_t npass = len / CHACHA_BLOCKS(16), nb = len / 16;
     const size_t pad = p5_pad(nb, 1), lead = 16 - pad;
     size_t k, mdone = 0, ng;
     c5_run crun;
@@ -133,10 +133,10 @@ void fused_passes(uint8_t *out, const uint8_t *in, size_t len,
         }
         ng = started ? ((enc ? 1024 * k : len) - mdone) / 256 : 0;
         if (ng >= 4)
-            f5_pass(out + 1024 * k, in + 1024 * k, &crun, &ma, &mb, p,
+            f5_pass(out + CHACHA_BLOCKS(16) * k, in + CHACHA_BLOCKS(16) * k, &crun, &ma, &mb, p,
                     mp + mdone, 4);
         else
-            f5_pass(out + 1024 * k, in + 1024 * k, &crun, &ma, &mb, p,
+            f5_pass(out + CHACHA_BLOCKS(16) * k, in + CHACHA_BLOCKS(16) * k, &crun, &ma, &mb, p,
                     mp + mdone, ng);
         mdone += 256 * (ng >= 4 ? 4 : ng);
     }
@@ -183,11 +183,11 @@ static void xor_mac_avx512(uint8_t *out, const uint8_t *in, size_t len,
      * overwrites the ciphertext the MAC reads).
      */
     if (enc)
-        xor_rest(out, in, len, len / 1024, key, counter);
+        xor_rest(out, in, len, len / CHACHA_BLOCKS(16), key, counter);
     fused_passes(out, in, len, key, counter, p, enc);
     chacha_burn_stack(F5_BURN);
     if (!enc)
-        xor_rest(out, in, len, len / 1024, key, counter);
+        xor_rest(out, in, len, len / CHACHA_BLOCKS(16), key, counter);
 }
 
 /*

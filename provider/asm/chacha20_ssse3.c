@@ -13,7 +13,7 @@ static const __m128i rot_masks[2] = {
 
 /* the 20 rounds of the 4-block kernel in assembly (no ninth block here) */
 #define CTA_FN x128_rounds_asm
-#define CTA_WIDTH 128
+#define CTA_WIDTH CHACHA_BLOCKS(2)
 #include "chacha20_x86_rounds.h"
 #define CT_VROUNDS(st, scalar) do { (void)(scalar); x128_rounds_asm(st); } while (0)
 
@@ -56,7 +56,7 @@ void emit4(uint8_t *dst, const uint8_t *src, const x128_state *st,
     for (g = 0; g < 4; g++)
         x128_vgroup(r[g], st, g);
     for (j = 0; j < 4; j++)
-        emit_block(dst + 64 * j, src != NULL ? src + 64 * j : NULL,
+        emit_block(dst + CHACHA_BLOCK_LEN * j, src != NULL ? src + CHACHA_BLOCK_LEN * j : NULL,
                    r[0][j], r[1][j], r[2][j], r[3][j]);
 }
 
@@ -66,7 +66,7 @@ void xor_4x(uint8_t *out, const uint8_t *in, size_t len,
             const uint32_t key[8], const uint32_t counter[4])
 {
     _Alignas(16) x128_state st;
-    _Alignas(16) uint8_t ks[256];
+    _Alignas(16) uint8_t ks[CHACHA_BLOCKS(4)];
     __m128i r[4][4];
     x128_state *p = &st;
     int i;
@@ -85,7 +85,7 @@ void xor_4x(uint8_t *out, const uint8_t *in, size_t len,
     st.m[0] = rot_masks[0];
     st.m[1] = rot_masks[1];
 
-    for (; len >= 256; len -= 256, in += 256, out += 256) {
+    for (; len >= CHACHA_BLOCKS(4); len -= CHACHA_BLOCKS(4), in += CHACHA_BLOCKS(4), out += CHACHA_BLOCKS(4)) {
         x128_vrounds(p, 0);
         emit4(out, in, p, r);
         st.in[12] = _mm_add_epi32(st.in[12], _mm_set1_epi32(4));
@@ -107,7 +107,7 @@ void xor_h128(uint8_t *out, const uint8_t *in, size_t len,
     __m128i v[12];
     __m128i d = LOADU128(counter);
     const __m128i one = _mm_setr_epi32(1, 0, 0, 0);
-    _Alignas(16) uint8_t ks[64];
+    _Alignas(16) uint8_t ks[CHACHA_BLOCK_LEN];
     int k;
 
     _Pragma("GCC unroll 3")
@@ -121,12 +121,12 @@ void xor_h128(uint8_t *out, const uint8_t *in, size_t len,
     x128_hrounds(v, nsets);
     _Pragma("GCC unroll 3")
     for (k = 0; k < nsets; k++) {
-        if (len >= 64) {
+        if (len >= CHACHA_BLOCK_LEN) {
             emit_block(out, in, v[4 * k], v[4 * k + 1], v[4 * k + 2],
                        v[4 * k + 3]);
-            out += 64;
-            in += 64;
-            len -= 64;
+            out += CHACHA_BLOCK_LEN;
+            in += CHACHA_BLOCK_LEN;
+            len -= CHACHA_BLOCK_LEN;
         } else {
             emit_block(ks, NULL, v[4 * k], v[4 * k + 1], v[4 * k + 2],
                        v[4 * k + 3]);
@@ -141,9 +141,9 @@ static __attribute__((noinline))
 void xor_rows(uint8_t *out, const uint8_t *in, size_t len,
               const uint32_t key[8], const uint32_t counter[4])
 {
-    if (len > 128)
+    if (len > CHACHA_BLOCKS(2))
         xor_h128(out, in, len, key, counter, 3);
-    else if (len > 64)
+    else if (len > CHACHA_BLOCK_LEN)
         xor_h128(out, in, len, key, counter, 2);
     else
         xor_h128(out, in, len, key, counter, 1);
@@ -168,13 +168,13 @@ static void chacha20_xor_ssse3(uint8_t *out, const uint8_t *in, size_t len,
     if (len == 0)
         return;
     /* a remainder of 1..3 blocks is cheaper in rows than in a 4-block pass */
-    if (len > 192 && (full == 0 || rest > 192 || rest == 0)) {
+    if (len > CHACHA_BLOCKS(3) && (full == 0 || rest > CHACHA_BLOCKS(3) || rest == 0)) {
         xor_4x(out, in, len, key, counter);   /* wipes its own state */
         return;
     }
     if (full != 0) {
         xor_4x(out, in, full, key, counter);
-        ctr[0] += (uint32_t)(full / 64);
+        ctr[0] += (uint32_t)(full / CHACHA_BLOCK_LEN);
     }
     xor_rows(out + full, in + full, rest, key, ctr);
     chacha_burn_stack(BURN_ROWS);

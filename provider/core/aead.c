@@ -12,8 +12,8 @@
  * the text follows on the bulk path. A kernel may ask for another split
  * (pass_len, head_max in kernel.h), of at most HEAD_LIMIT bytes.
  */
-#define HEAD_MAX 448
-#define HEAD_LIMIT 960
+#define HEAD_MAX CHACHA_BLOCKS(7)
+#define HEAD_LIMIT CHACHA_BLOCKS(15)
 
 /* How many of len bytes of text ride with block 0 (see chacha20_kernel). */
 static size_t head_len(const chacha20_kernel *k, size_t len)
@@ -102,10 +102,10 @@ static void mac_begin(chacha_aead *a, const uint8_t otk[32])
 /* Derive the one-time Poly1305 key from block 0; text starts at block 1. */
 static void start(chacha_aead *a)
 {
-    uint8_t otk[64] = { 0 };
+    uint8_t otk[CHACHA_BLOCK_LEN] = { 0 };
 
     set_counter(a, 0);
-    chacha20_stream_kernel_xor(&a->cs, otk, otk, 64, a->cs.counter);
+    chacha20_stream_kernel_xor(&a->cs, otk, otk, CHACHA_BLOCK_LEN, a->cs.counter);
     a->cs.counter[0] = 1;
     mac_begin(a, otk);
     chacha_wipe(otk, sizeof(otk));
@@ -118,22 +118,22 @@ static void start(chacha_aead *a)
 static size_t start_with_text(chacha_aead *a, uint8_t *out, const uint8_t *in,
                               size_t len, int enc)
 {
-    uint8_t buf[64 + HEAD_LIMIT];
+    uint8_t buf[CHACHA_BLOCK_LEN + HEAD_LIMIT];
 
     len = head_len(a->cs.kernel, len);
-    memset(buf, 0, 64);
-    memcpy(buf + 64, in, len);
+    memset(buf, 0, CHACHA_BLOCK_LEN);
+    memcpy(buf + CHACHA_BLOCK_LEN, in, len);
     set_counter(a, 0);
-    chacha20_stream_kernel_xor(&a->cs, buf, buf, 64 + len, a->cs.counter);
-    a->cs.counter[0] = 1 + (uint32_t)((len + 63) / 64);
+    chacha20_stream_kernel_xor(&a->cs, buf, buf, CHACHA_BLOCK_LEN + len, a->cs.counter);
+    a->cs.counter[0] = 1 + (uint32_t)((len + CHACHA_BLOCK_LEN - 1) / CHACHA_BLOCK_LEN);
     a->cs.partial = (unsigned int)(len & 63);  /* remade if the text goes on */
     mac_begin(a, buf);
     poly1305_pad16(&a->mac);
     a->phase = CHACHA_AEAD_TEXT;
     /* the MAC reads the ciphertext: ours when sealing, the input when opening */
-    poly1305_update(&a->mac, enc ? buf + 64 : in, len);
-    memcpy(out, buf + 64, len);
-    chacha_wipe(buf, 64 + len);
+    poly1305_update(&a->mac, enc ? buf + CHACHA_BLOCK_LEN : in, len);
+    memcpy(out, buf + CHACHA_BLOCK_LEN, len);
+    chacha_wipe(buf, CHACHA_BLOCK_LEN + len);
     return len;
 }
 
@@ -181,7 +181,7 @@ enum chacha_aead_status chacha_aead_text(chacha_aead *a, uint8_t *out,
         size_t n = len & ~(size_t)63;
 
         fused->xor_mac(out, in, n, a->cs.key, a->cs.counter, &a->mac.st, enc);
-        a->cs.counter[0] += (uint32_t)(n / 64);   /* MAX_TEXT: no wrap */
+        a->cs.counter[0] += (uint32_t)(n / CHACHA_BLOCK_LEN);   /* MAX_TEXT: no wrap */
         out += n;
         in += n;
         len -= n;

@@ -55,11 +55,11 @@ static void chacha20_xor_portable(uint8_t *out, const uint8_t *in, size_t len,
                                   const uint32_t counter[4])
 {
     uint32_t x[16], j[16];
-    uint8_t ks[64];
+    uint8_t ks[CHACHA_BLOCK_LEN];
     size_t i;
 
     chacha20_input(j, key, counter);
-    for (; len >= 64; len -= 64, in += 64, out += 64) {
+    for (; len >= CHACHA_BLOCK_LEN; len -= CHACHA_BLOCK_LEN, in += CHACHA_BLOCK_LEN, out += CHACHA_BLOCK_LEN) {
         memcpy(x, j, sizeof(x));
         chacha20_rounds(x);
         for (i = 0; i < 16; i++)

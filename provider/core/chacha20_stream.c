@@ -7,13 +7,13 @@
 # include "selftest.h"
 #endif
 
-static const uint8_t zero_block[64];
+static const uint8_t zero_block[CHACHA_BLOCK_LEN];
 
 void chacha20_stream_set_kernel(chacha20_stream *cs, const chacha20_kernel *k,
                                 unsigned int scalar_blocks, int hybrid)
 {
     cs->kernel = k;
-    cs->scalar_max = (size_t)scalar_blocks * 64;
+    cs->scalar_max = (size_t)scalar_blocks * CHACHA_BLOCK_LEN;
     cs->vector_xor = hybrid && k->xor_stream_hybrid != NULL
                      ? k->xor_stream_hybrid : k->xor_stream;
 }
@@ -30,7 +30,7 @@ void chacha20_stream_kernel_xor(const chacha20_stream *cs, uint8_t *out,
 
 const chacha20_kernel *chacha20_stream_hchacha_kernel(const chacha20_stream *cs)
 {
-    return cs->scalar_max >= 64 ? &chacha20_portable_kernel : cs->kernel;
+    return cs->scalar_max >= CHACHA_BLOCK_LEN ? &chacha20_portable_kernel : cs->kernel;
 }
 
 /* Make ks hold the keystream of block counter - 1 (the partial block). */
@@ -41,7 +41,7 @@ static void load_partial_block(chacha20_stream *cs)
 
     if (cs->counter[0] == 0)
         prev[1]--;                      /* borrow, undoing OpenSSL's carry */
-    chacha20_stream_kernel_xor(cs, cs->ks, zero_block, 64, prev);
+    chacha20_stream_kernel_xor(cs, cs->ks, zero_block, CHACHA_BLOCK_LEN, prev);
     cs->ks_valid = 1;
 }
 
@@ -115,12 +115,12 @@ static void xor_blocks(chacha20_stream *cs, uint8_t *out, const uint8_t *in,
 {
     while (len > 0) {
         uint64_t room = ((uint64_t)1 << 32) - cs->counter[0];   /* blocks */
-        uint64_t blocks = ((uint64_t)len + 63) / 64;
+        uint64_t blocks = ((uint64_t)len + 63) / CHACHA_BLOCK_LEN;
         size_t n = len;
 
         if (blocks > room) {
             blocks = room;
-            n = (size_t)(room * 64);
+            n = (size_t)(room * CHACHA_BLOCK_LEN);
         }
         chacha20_stream_kernel_xor(cs, out, in, n, cs->counter);
         counter_add(cs->counter, blocks);
@@ -142,7 +142,7 @@ void chacha20_stream_xor(chacha20_stream *cs, uint8_t *out, const uint8_t *in,
     if (cs->partial != 0) {
         if (!cs->ks_valid)
             load_partial_block(cs);
-        n = 64 - cs->partial;
+        n = CHACHA_BLOCK_LEN - cs->partial;
         if (n > len)
             n = len;
         for (i = 0; i < n; i++)
@@ -162,13 +162,13 @@ void chacha20_stream_xor(chacha20_stream *cs, uint8_t *out, const uint8_t *in,
         }
     }
     tail = len & 63;
-    if (len < 64) {
+    if (len < CHACHA_BLOCK_LEN) {
         /*
          * Less than a block from a block boundary: keep the block's keystream,
          * so a caller streaming small pieces (`openssl speed`, 16-byte
          * updates) makes each block once. It costs one block either way.
          */
-        chacha20_stream_kernel_xor(cs, cs->ks, zero_block, 64, cs->counter);
+        chacha20_stream_kernel_xor(cs, cs->ks, zero_block, CHACHA_BLOCK_LEN, cs->counter);
         counter_add(cs->counter, 1);
         for (i = 0; i < len; i++)
             out[i] = in[i] ^ cs->ks[i];
@@ -189,7 +189,7 @@ void chacha20_stream_xor(chacha20_stream *cs, uint8_t *out, const uint8_t *in,
      * keystream so the next calls use it instead of making it again.
      */
     xor_blocks(cs, out, in, len - tail);
-    chacha20_stream_kernel_xor(cs, cs->ks, zero_block, 64, cs->counter);
+    chacha20_stream_kernel_xor(cs, cs->ks, zero_block, CHACHA_BLOCK_LEN, cs->counter);
     counter_add(cs->counter, 1);
     out += len - tail;
     in += len - tail;

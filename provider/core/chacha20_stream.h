@@ -8,6 +8,7 @@
 #define CHACHA_CORE_CHACHA20_STREAM_H
 
 #include "kernel.h"
+#include "util.h"
 
 typedef struct {
     uint32_t key[8];
@@ -26,7 +27,7 @@ typedef struct {
      * a key-only re-init restarts it: see chacha20_stream_set_key().
      */
     unsigned int block_just_done;
-    uint8_t ks[64];
+    uint8_t ks[CHACHA_BLOCK_LEN];
     const chacha20_kernel *kernel;
     /*
      * Calls of at most this many bytes run the portable kernel (the

@@ -71,13 +71,13 @@ static uint64_t add_chain(const chacha20_kernel *k)
 static uint64_t scalar_chain(const chacha20_kernel *k)
 {
     uint32_t key[8] = { 0 }, ctr[4] = { 0 };
-    uint8_t buf[64] = { 0 };
+    uint8_t buf[CHACHA_BLOCK_LEN] = { 0 };
     uint64_t t = tsc();
     int i;
 
     (void)k;
     for (i = 0; i < 4; i++) {
-        chacha20_portable_kernel.xor_stream(buf, buf, 64, key, ctr);
+        chacha20_portable_kernel.xor_stream(buf, buf, CHACHA_BLOCK_LEN, key, ctr);
         key[0] = chacha_load_le32(buf);
     }
     return tsc() - t;

@@ -9,6 +9,10 @@
 /* A helper that must be inlined (kernels' building blocks). */
 #define CHACHA_INLINE static inline __attribute__((always_inline))
 
+/* One ChaCha20 block in bytes, and n blocks (an int expression, like 64 * n) */
+#define CHACHA_BLOCK_LEN 64
+#define CHACHA_BLOCKS(n) ((n) * CHACHA_BLOCK_LEN)
+
 /* "expand 32-byte k", the first four ChaCha20 state words */
 #define CHACHA_SIGMA0 0x61707865u
 #define CHACHA_SIGMA1 0x3320646eu
