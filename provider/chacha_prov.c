@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* chacha provider entry point: parameters, algorithm table, backend choice. */
+/* chacha provider entry point: parameters, algorithm table, kernel choice. */
 /* clock_gettime (CLOCK_MONOTONIC) under -std=c11 */
 #define _POSIX_C_SOURCE 200809L
 #ifdef HAVE_CONFIG_H
@@ -255,7 +255,7 @@ static const OSSL_DISPATCH chacha_provider_functions[] = {
 };
 
 /*
- * The backend is chosen from, in order: the environment (CHACHA_PROVIDER_IMPL,
+ * The kernel is chosen from, in order: the environment (CHACHA_PROVIDER_IMPL,
  * CHACHA_PROVIDER_POLY1305_IMPL), the provider's config section (impl =,
  * poly1305_impl =), else the widest the CPU runs. A name the CPU cannot run
  * fails the load: a forced path is never silently downgraded.

@@ -4,7 +4,7 @@
  * chacha20_poly1305_avx512.c). In the module: the compiler's, with the
  * -mavx512* flags of their library. Built with CHACHA_AVX512_EMU (test-only,
  * never in the module), the same source runs on SIMDe's portable
- * implementations, without AVX-512 flags, so that the backend suites cover
+ * implementations, without AVX-512 flags, so that the kernel suites cover
  * these kernels on any x86-64 CPU; its descriptors then carry an _emu suffix.
  */
 #ifndef CHACHA_AVX512_ISA_H

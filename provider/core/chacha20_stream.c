@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* ChaCha20 streaming over a backend kernel: partial blocks and counter carry. */
+/* ChaCha20 streaming over a kernel: partial blocks and counter carry. */
 #include <string.h>
 #include "util.h"
 #include "chacha20_stream.h"

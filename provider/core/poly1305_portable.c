@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Portable Poly1305 backend. With a 128-bit integer type the accumulator is
+ * Portable Poly1305 kernel. With a 128-bit integer type the accumulator is
  * in radix 2^64 (poly1305_r64.h; 4 wide multiplies per block, ~13% faster
  * than 44-bit limbs on Zen 3); otherwise, or when built with
  * -DPOLY1305_FORCE_32BIT, five 26-bit limbs with 64-bit products.

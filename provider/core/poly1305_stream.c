@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Poly1305 streaming: block buffering shared by every backend. */
+/* Poly1305 streaming: block buffering shared by every kernel. */
 #include <string.h>
 #include "util.h"
 #include "poly1305_stream.h"
@@ -58,7 +58,7 @@ void poly1305_final(poly1305_ctx *ctx, uint8_t mac[16])
         memset(ctx->buf + ctx->num + 1, 0, 15 - ctx->num);
         ctx->kernel->blocks(&ctx->st, ctx->buf, 16, 0);
     }
-    ctx->kernel->emit(&ctx->st, mac);           /* wipes the backend state */
+    ctx->kernel->emit(&ctx->st, mac);           /* wipes the kernel state */
     chacha_wipe(ctx->buf, sizeof(ctx->buf));
     ctx->num = 0;
 }

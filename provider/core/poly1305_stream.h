@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Poly1305 one-time authenticator: streaming front end over a backend. */
+/* Poly1305 one-time authenticator: streaming front end over a kernel. */
 #ifndef CHACHA_CORE_POLY1305_STREAM_H
 #define CHACHA_CORE_POLY1305_STREAM_H
 

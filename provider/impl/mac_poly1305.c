@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * "POLY1305" EVP_MAC with the parameters of OpenSSL's default provider
- * ("key", 32 bytes; "size", 16), on this provider's Poly1305 backend. A key
+ * ("key", 32 bytes; "size", 16), on this provider's Poly1305 kernel. A key
  * is one-time: after data was absorbed, a new init must bring a new key.
  */
 #include <string.h>

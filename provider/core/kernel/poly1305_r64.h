@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Scalar Poly1305 in radix 2^64 (two 64-bit words plus a few bits), with a
- * 128-bit multiply: the portable 64-bit backend, and the short-input path of
- * the SIMD backends. Constant time: no branch or index depends on key or
+ * 128-bit multiply: the portable 64-bit kernel, and the short-input path of
+ * the SIMD kernels. Constant time: no branch or index depends on key or
  * data; the final reduction mod 2^130-5 selects with masks.
  */
 #ifndef CHACHA_KERNEL_POLY1305_R64_H
