@@ -417,6 +417,15 @@ static void kernel_merge(uint64_t st[10][4], const uint64_t t4[9][4],
         "vmovq %%xmm13,%[o3]\n\t"                                           \
         "vmovq %%xmm14,%[o4]\n\t"
 
+/* the outputs of K_TAIL, and their copy to out[] */
+#define K_TAIL_OUTPUTS \
+    [in] "+r"(in), [n] "+r"(n), [o0] "=r"(o0), [o1] "=r"(o1), \
+    [o2] "=r"(o2), [o3] "=r"(o3), [o4] "=r"(o4)
+#define K_TAIL_OUT(out) \
+    do { \
+        out[0] = o0; out[1] = o1; out[2] = o2; out[3] = o3; out[4] = o4; \
+    } while (0)
+
 /* kernel_tail() from the pending set A in st rows 0-4 */
 static void kernel_tail(const uint64_t st[10][4], const uint64_t t4[9][4],
                         const uint64_t pw[9][4], const uint64_t k[2][4],
@@ -427,15 +436,10 @@ static void kernel_tail(const uint64_t st[10][4], const uint64_t t4[9][4],
     __asm__ volatile(
         K_LOAD_A("%[s]")
         K_TAIL
-        : [in] "+r"(in), [n] "+r"(n), [o0] "=r"(o0), [o1] "=r"(o1),
-          [o2] "=r"(o2), [o3] "=r"(o3), [o4] "=r"(o4)
+        : K_TAIL_OUTPUTS
         : [s] "r"(st), [t] "r"(t4), [p] "r"(pw), [k] "r"(k)
         : K_CLOBBERS);
-    out[0] = o0;
-    out[1] = o1;
-    out[2] = o2;
-    out[3] = o3;
-    out[4] = o4;
+    K_TAIL_OUT(out);
 }
 
 /*
@@ -458,15 +462,10 @@ static void kernel_single(const uint64_t hl[5], const uint64_t t4[9][4],
         K_MESSAGE_CLEAN("0", "32")
         "add $64,%[in]\n\t"
         K_TAIL
-        : [in] "+r"(in), [n] "+r"(n), [o0] "=r"(o0), [o1] "=r"(o1),
-          [o2] "=r"(o2), [o3] "=r"(o3), [o4] "=r"(o4)
+        : K_TAIL_OUTPUTS
         : [h] "r"(hl), [t] "r"(t4), [p] "r"(pw), [k] "r"(k)
         : K_CLOBBERS);
-    out[0] = o0;
-    out[1] = o1;
-    out[2] = o2;
-    out[3] = o3;
-    out[4] = o4;
+    K_TAIL_OUT(out);
 }
 
 /* Absorb 4 * ng blocks (ng >= 1). */

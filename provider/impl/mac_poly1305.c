@@ -90,16 +90,24 @@ static int mac_init(void *vctx, const unsigned char *key, size_t keylen,
     return 1;
 }
 
-static int mac_update(void *vctx, const unsigned char *data, size_t len)
+/* Running and keyed, as update and final need; else the reason, and 0. */
+static int mac_keyed(const MAC_CTX *ctx)
 {
-    MAC_CTX *ctx = vctx;
-
     if (!chacha_prov_running(ctx->pctx))
         return 0;
     if (!ctx->key_set) {
         ERR_raise(ERR_LIB_PROV, PROV_R_NO_KEY_SET);
         return 0;
     }
+    return 1;
+}
+
+static int mac_update(void *vctx, const unsigned char *data, size_t len)
+{
+    MAC_CTX *ctx = vctx;
+
+    if (!mac_keyed(ctx))
+        return 0;
     ctx->updated = 1;
     if (len != 0)
         poly1305_update(&ctx->mac, data, len);
@@ -111,12 +119,8 @@ static int mac_final(void *vctx, unsigned char *out, size_t *outl,
 {
     MAC_CTX *ctx = vctx;
 
-    if (!chacha_prov_running(ctx->pctx))
+    if (!mac_keyed(ctx))
         return 0;
-    if (!ctx->key_set) {
-        ERR_raise(ERR_LIB_PROV, PROV_R_NO_KEY_SET);
-        return 0;
-    }
     if (outsize < POLY1305_TAG_LEN) {
         ERR_raise(ERR_LIB_PROV, PROV_R_OUTPUT_BUFFER_TOO_SMALL);
         return 0;
