@@ -3,7 +3,7 @@
 # The main job: install what is missing, build the provider, then show it in
 # action next to OpenSSL's default provider -- an `openssl enc` round trip in
 # both directions and an `openssl speed` comparison, side by side with the
-# ratio, our active backends and the CPU path OpenSSL's own code takes.
+# ratio, our active kernels and the CPU path OpenSSL's own code takes.
 set -eu
 cd "$(dirname "$0")"
 top=$(pwd)
@@ -18,9 +18,9 @@ ours="-provider chacha -provider default -propquery provider=chacha"
 
 echo "== providers"
 openssl list -providers $ours
-backends=$(CHACHA_PROVIDER_DEBUG=1 openssl list -providers $ours 2>&1 >/dev/null |
+kernels=$(CHACHA_PROVIDER_DEBUG=1 openssl list -providers $ours 2>&1 >/dev/null |
     sed -n 's/.*chacha-provider: loaded [^,]*, //p' | head -n 1)
-echo "our active backends: ${backends:-unknown (no trace)}"
+echo "our active kernels: ${kernels:-unknown (no trace)}"
 echo
 echo "== openssl enc round trip (1 MiB): encrypt with chacha, decrypt with default"
 tmp=$(mktemp -d)
@@ -92,10 +92,10 @@ echo " possibly busy machine: +-10% is noise. 'make bench' interleaves, repeats 
 if [ -s "$tmp/slower" ]; then
     echo "Where ours is SLOWER than OpenSSL's default provider on this machine:"
     cat "$tmp/slower"
-    case $ossl_path:$backends in
+    case $ossl_path:$kernels in
     AVX-512*:*avx512*) ;;
     AVX-512*)
-        echo "  (OpenSSL runs AVX-512 code here, ours does not: $backends; see CHACHA_PROVIDER_DISABLE and impl in the README)" ;;
+        echo "  (OpenSSL runs AVX-512 code here, ours does not: $kernels; see CHACHA_PROVIDER_DISABLE and impl in the README)" ;;
     esac
 else
     echo "Ours was not slower than the default provider at any size in this run."

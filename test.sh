@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
 # The full test suite, from a fresh checkout: installs what is missing, builds
-# with warnings as errors, runs `make check` (every test once per backend this
-# CPU has) and `make distcheck`, and ends with "N passed, N failed" summed
+# with warnings as errors, runs `make check` (every test once per kernel this
+# CPU has), `make check-emu` (the kernel tests on the emulated AVX-512
+# kernels) and `make distcheck`, and ends with "N passed, N failed" summed
 # over every assertion of every job. Exit status 0 only if all passed.
 set -u
 cd "$(dirname "$0")"
@@ -81,26 +82,30 @@ if [ $? -ne 0 ]; then
     echo "0 passed, 1 failed"
     exit 1
 fi
-(cd "$build" && make test/list_backends >/dev/null 2>&1) &&
-    "$build/test/list_backends" | sed 's/^/backend: /'
+(cd "$build" && make test/kernel/list_kernels >/dev/null 2>&1) &&
+    "$build/test/kernel/list_kernels" | sed 's/^/kernel: /'
 
 log "make check"
 (cd "$build" && make -j"$jobs" check >"$logdir/check.log" 2>&1)
 check_rc=$?
 grep -E '^(PASS|FAIL|SKIP|XFAIL|XPASS|ERROR):' "$logdir/check.log"
-count_logs "$build"/test/*.log
+# the kernel tests on the emulated AVX-512 kernels (SIMDe), every run
+log "make check-emu"
+(cd "$build" && make -j"$jobs" check-emu >"$logdir/check-emu.log" 2>&1) || check_rc=1
+grep -E '^(PASS|FAIL|SKIP|XFAIL|XPASS|ERROR):' "$logdir/check-emu.log"
+count_logs "$build"/test/*/*.log
 # a test program that died before printing its summary still counts
-nores=$(grep -l -E '^:test-result: (FAIL|ERROR)' "$build"/test/*.trs 2>/dev/null | while read -r t; do
+nores=$(grep -l -E '^:test-result: (FAIL|ERROR)' "$build"/test/*/*.trs 2>/dev/null | while read -r t; do
     grep -q ' passed, [0-9]* failed' "${t%.trs}.log" || echo x; done | wc -l)
 failed=$((failed + nores))
 # CI installs every tool the tests need: a skipped test here is a failure
-skipped=$(grep -c '^SKIP:' "$logdir/check.log")
+skipped=$(cat "$logdir/check.log" "$logdir/check-emu.log" | grep -c '^SKIP:')
 if [ "$skipped" -ne 0 ]; then
     echo "FAIL - $skipped test(s) skipped on the host (tls deps ok: $tls_ok)"
     failed=$((failed + skipped))
 fi
 if [ $check_rc -ne 0 ]; then
-    for f in "$build"/test/*.log; do
+    for f in "$build"/test/*/*.log; do
         grep -q -E '^:test-result: (FAIL|ERROR)' "${f%.log}.trs" 2>/dev/null && { echo "--- $f"; grep -m 20 -E "^FAIL|SEED=" "$f"; tail -n 40 "$f"; }
     done
     [ $nores -eq 0 ] && [ $failed -eq 0 ] && failed=1
@@ -118,21 +123,21 @@ suite package $sudo env JOBS="$jobs" CHACHA_CACHE="${CHACHA_CACHE:-$HOME/.cache/
 
 # hardening: ASan+UBSan over the whole suite, TSan over the threads test,
 # a one-minute differential fuzz against the default provider
-suite sanitizers env SAN_BUILD="$build/asan" TSAN_BUILD="$build/tsan" JOBS=$jobs sh test/sanitize.sh
+suite sanitizers env SAN_BUILD="$build/asan" TSAN_BUILD="$build/tsan" JOBS=$jobs sh test/integration/sanitize.sh
 suite fuzz-smoke env FUZZ_BUILD="$build/fuzz" FUZZ_CORPUS="$build/fuzz-corpus" sh fuzz/run-smoke.sh 60
 # issue 24: the nginx load soak (2 workers, short TLS 1.3 connections and
 # long downloads at once, ours then the default) on the ASan module of the
 # sanitizer job, nginx with libasan preloaded: no error, no report naming ours
 suite soak-asan env SOAK_ASAN=1 SOAK_SECONDS=45 OPENSSL_MODULES="$build/asan/.libs" \
-    srcdir="$top" builddir="$build/asan" bash test/soak_nginx.sh
+    srcdir="$top" builddir="$build/asan" bash test/integration/soak_nginx.sh
 
 # OpenSSL's own evp_test, ssl_test and sslapitest against the provider, with their
 # negative controls; built once per OpenSSL version into $CHACHA_CACHE (docs/harness.md)
-harness_env="LIST_BACKENDS=$build/test/list_backends CHACHA_MODULES=$build/.libs srcdir=$top HARNESS_BROKEN=$build/harness-broken"
+harness_env="LIST_KERNELS=$build/test/kernel/list_kernels CHACHA_MODULES=$build/.libs srcdir=$top HARNESS_BROKEN=$build/harness-broken"
 suite harness env $harness_env HARNESS_WORK="$build/harness" sh scripts/openssl-harness.sh ci 3.0
 suite harness35 env $harness_env HARNESS_WORK="$build/harness35" sh scripts/openssl-harness.sh ci 3.5
 # issue 24: the self-test against the broken-kernel build (the one the harness built)
-suite selftest-broken env builddir="$build" srcdir="$top" sh test/selftest-broken.sh "$build/harness-broken"
+suite selftest-broken env builddir="$build" srcdir="$top" sh test/integration/selftest-broken.sh "$build/harness-broken"
 
 # the same suite on ARM, cross-built and run under qemu
 if [ $arm_ok -eq 1 ]; then

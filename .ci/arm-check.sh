@@ -42,7 +42,7 @@ sh "$top/.ci/arm-build.sh" $arch "$build" --tests ||
     { echo "$arch build: 0 passed, 1 failed"; exit 1; }
 cd "$build" || exit 1
 grep -E 'NEON' configure.log | tail -1
-$emu ./test/list_backends
+$emu ./test/kernel/list_kernels
 
 rc=0
 for run in "$@"; do
@@ -54,18 +54,18 @@ for run in "$@"; do
     else
         openssl_cmd=false      # no ARM CLI: cli.sh reports its checks failing
     fi
-    rm -f test/*.log test/*.trs test-suite.log
+    rm -f test/*/*.log test/*/*.trs test-suite.log
     # the portable run pins both primitives: every kernel of the build runs
     poly=auto; [ "$impl" = portable ] && poly=portable
     make check EMULATOR="$emu" QEMU_CPU=$cpu CHACHA_PROVIDER_IMPL=$impl \
         CHACHA_PROVIDER_POLY1305_IMPL=$poly \
         OPENSSL="$openssl_cmd" CHACHA_TEST_ITERATIONS=300 >"check-$impl-$cpu.log" 2>&1 || rc=1
     grep -E '^(PASS|FAIL|ERROR|SKIP):' "check-$impl-$cpu.log"
-    for f in test/*.log; do
-        grep -H -E '(# backend:|: [0-9]+ passed, [0-9]+ failed|^[0-9]+ passed, [0-9]+ failed)' "$f" |
+    for f in test/*/*.log; do
+        grep -H -E '(# kernel:|: [0-9]+ passed, [0-9]+ failed|^[0-9]+ passed, [0-9]+ failed)' "$f" |
             sed "s|^test/|  $arch/$impl/$cpu: |"
     done
-    for f in test/*.trs; do
+    for f in test/*/*.trs; do
         grep -q -E '^:test-result: (FAIL|ERROR)' "$f" && { echo "--- ${f%.trs}.log"; tail -40 "${f%.trs}.log"; }
     done
 done
@@ -78,11 +78,11 @@ if [ "$arch" = aarch64 ]; then
             CFLAGS="-O1 -g -fsanitize=undefined -fno-sanitize-recover=undefined -DCHACHA_TEST_INSTRUMENTED_FRAMES" \
             LDFLAGS="-fsanitize=undefined"; then
         cd "$ub" || exit 1
-        rm -f test/*.log test/*.trs
+        rm -f test/*/*.log test/*/*.trs
         make check EMULATOR="$emu" QEMU_CPU=max CHACHA_PROVIDER_IMPL=neon \
             OPENSSL="$emu $cli" CHACHA_TEST_ITERATIONS=300 >check-ubsan.log 2>&1 || rc=1
         grep -E '^(PASS|FAIL|ERROR|SKIP):' check-ubsan.log
-        for f in test/*.log; do
+        for f in test/*/*.log; do
             grep -H -E ': [0-9]+ passed, [0-9]+ failed|^[0-9]+ passed, [0-9]+ failed' "$f" |
                 sed "s|^test/|  $arch/ubsan: |"
             grep -H 'runtime error' "$f" && rc=1

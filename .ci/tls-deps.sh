@@ -1,16 +1,16 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# Dependencies of the TLS integration tests (test/tls_*.sh), idempotent:
+# Dependencies of the TLS integration tests (test/integration/tls_*.sh), idempotent:
 #
 #   .ci/tls-deps.sh                  install what is missing of gnutls-bin
 #                                    (gnutls-cli, gnutls-serv), nginx, curl
 #   .ci/tls-deps.sh openssl35 DIR    unpack OpenSSL 3.5 LTS (Debian 13's
-#                                    packages) into DIR for test/tls_openssl35.sh;
+#                                    packages) into DIR for test/integration/tls_openssl35.sh;
 #                                    nothing is installed, nothing done if
 #                                    DIR/usr/bin/openssl exists
 #
-# Without them test/tls_gnutls.sh, test/tls_nginx.sh and
-# test/tls_openssl35.sh exit 77 (skip).
+# Without them test/integration/tls_gnutls.sh, test/integration/tls_nginx.sh and
+# test/integration/tls_openssl35.sh exit 77 (skip).
 # The packages are named in scripts/install-deps (job tls): Debian 12's
 # nginx-light when the archive has it, else nginx; its service is kept from
 # starting so nothing is left listening on port 80.

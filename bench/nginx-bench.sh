@@ -16,8 +16,8 @@ set -u
 name=nginx-bench
 here=$(cd "$(dirname "$0")" && pwd)
 srcdir=${srcdir:-$(cd "$here/.." && pwd)}
-# shellcheck source=test/tls-common.sh
-. "$srcdir/test/tls-common.sh"
+# shellcheck source=test/integration/tls-common.sh
+. "$srcdir/test/integration/tls-common.sh"
 DURATION=${DURATION:-5}
 ROUNDS=${ROUNDS:-2}
 COUNT=${COUNT:-8}

@@ -1360,7 +1360,7 @@ static int x_run(reader *r, int x, int enc, const uint8_t key[32], const uint8_t
 /*
  * The provider refuses an IV whose bytes from 16 on equal the key's first
  * bytes: that is what `openssl enc -xchacha20` hands it from its 16-byte IV
- * buffer (README, "openssl enc and XChaCha20"; test/enc_xchacha.sh). Such
+ * buffer (README, "openssl enc and XChaCha20"; test/integration/enc_xchacha.sh). Such
  * an IV is not a valid call, so the harness makes it differ by one bit.
  */
 static void avoid_key_in_iv_tail(uint8_t *iv, size_t ivlen, const uint8_t *key)

@@ -3,7 +3,7 @@
 # The long fuzzing campaign (`make fuzz-long`): fuzz_differential in two
 # instrumented builds of the project, each its own target --
 #   plain: clang -O2 -fsanitize=fuzzer-no-link (libFuzzer coverage only: the
-#          fastest, for the bulk of the executions), backends on auto;
+#          fastest, for the bulk of the executions), kernels on auto;
 #   asan:  clang -O1 --enable-sanitizers (ASan + UBSan + LeakSanitizer),
 #          CHACHA_PROVIDER_IMPL / _POLY1305_IMPL = $FUZZ_ASAN_IMPL (default avx2
 #          where the CPU has it, so that the two targets run different kernels)
@@ -39,7 +39,7 @@ build() {
     mkdir -p "$dir/artifacts" && cd "$dir" &&
     { [ -f Makefile ] || "$top/configure" -q CC=clang CFLAGS="$cflags" --enable-fuzzing "$@" \
           >configure.log 2>&1; } &&
-    make -j"${JOBS:-2}" chacha.la fuzz/fuzz_differential test/list_backends >make.log 2>&1 ||
+    make -j"${JOBS:-2}" chacha.la fuzz/fuzz_differential test/kernel/list_kernels >make.log 2>&1 ||
         { tail -n 30 "$dir/configure.log" "$dir/make.log" 2>/dev/null; return 1; }
 }
 if [ ! -x "$top/configure" ] || [ "$top/configure.ac" -nt "$top/configure" ] \
@@ -76,7 +76,7 @@ target() {
     done
 }
 
-impl_asan=${FUZZ_ASAN_IMPL:-$("$asan/test/list_backends" chacha20 | grep -x avx2 || echo "")}
+impl_asan=${FUZZ_ASAN_IMPL:-$("$asan/test/kernel/list_kernels" chacha20 | grep -x avx2 || echo "")}
 t0=$(date +%s)
 target plain "$plain" "" &
 p1=$!
@@ -91,7 +91,7 @@ for name in plain asan; do
     runs=$1 execs=$2 finds=$3
     total=$((total + execs))
     impl=auto; [ $name = asan ] && impl=${impl_asan:-auto}
-    echo "# target $name (backends $impl): $execs executions in ${elapsed}s" \
+    echo "# target $name (kernels $impl): $execs executions in ${elapsed}s" \
          "($((execs / (elapsed > 0 ? elapsed : 1)))/s), $runs run(s), $finds finding(s)," \
          "corpus $(ls "$work/$name" | wc -l) inputs"
     if [ "$finds" -eq 0 ] && [ "$execs" -gt 0 ]; then

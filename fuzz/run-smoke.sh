@@ -4,11 +4,11 @@
 # project (CC=clang --enable-sanitizers --enable-fuzzing: the module, the
 # cores and the kernels with ASan, UBSan and libFuzzer coverage), builds
 # fuzz_differential there, writes the seed corpus from test/vectors, then runs
-# libFuzzer once per backend this CPU has (every ChaCha20 backend with
-# Poly1305 on auto, then every other Poly1305 backend), SECONDS (default 60)
+# libFuzzer once per kernel this CPU has (every ChaCha20 kernel with
+# Poly1305 on auto, then every other Poly1305 kernel), SECONDS (default 60)
 # split between the runs. Prints execs and coverage per run; exits non-zero on
 # any crash or differential failure; ends with "fuzz: N passed, N failed" (one
-# check per backend run).
+# check per kernel run).
 #
 #   fuzz/run-smoke.sh [SECONDS]
 # Environment: CC (default clang), FUZZ_BUILD (build dir, default
@@ -44,7 +44,7 @@ echo "# building the instrumented module and the fuzzer in $build"
 if ! (cd "$build" &&
       { [ -f Makefile ] || "$top/configure" -q CC="$CC" CFLAGS="-g -O1" \
             --enable-sanitizers --enable-fuzzing >configure.log 2>&1; } &&
-      make -j"${JOBS:-2}" chacha.la fuzz/fuzz_differential test/list_backends \
+      make -j"${JOBS:-2}" chacha.la fuzz/fuzz_differential test/kernel/list_kernels \
           >make.log 2>&1); then
     tail -n 30 "$build"/configure.log "$build"/make.log 2>/dev/null
     echo "run-smoke: build failed"; fail=1; finish
@@ -57,15 +57,15 @@ sh "$here/make_corpus.sh" "$corpus" || { fail=1; finish; }
 export OPENSSL_MODULES="$build/.libs"
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:allocator_may_return_null=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
-chacha=$("$build/test/list_backends" chacha20)
-poly=$("$build/test/list_backends" poly1305)
+chacha=$("$build/test/kernel/list_kernels" chacha20)
+poly=$("$build/test/kernel/list_kernels" poly1305)
 first_poly=$(echo "$poly" | head -n 1)
 runs=
 for c in $chacha; do runs="$runs $c/auto"; done
 for p in $poly; do [ "$p" = "$first_poly" ] || runs="$runs auto/$p"; done
 n=$(echo $runs | wc -w)
 share=$((total / n)); [ $share -lt 1 ] && share=1
-echo "# $n backend runs, ${share}s each: $runs"
+echo "# $n kernel runs, ${share}s each: $runs"
 
 for run in $runs; do
     c=${run%/*}; p=${run#*/}
@@ -95,7 +95,7 @@ for run in $runs; do
 done
 
 # the committed minimized corpus of the long campaign (fuzz/long.sh) and the
-# regressions, every input once, backends on auto: one check
+# regressions, every input once, kernels on auto: one check
 if [ -d "$here/corpus-min" ]; then
     log=$build/replay.log
     mkdir -p "$build/replay-scratch"

@@ -5,7 +5,7 @@
 # of the version under test, then enc with our module: -K/-iv, -pbkdf2.
 # Not part of `make check` (a build of OpenSSL took 50-70 minutes on one busy
 # core); the outcome is stated in README.md ("openssl enc and XChaCha20") and
-# checked on the distribution's own binaries by test/enc_xchacha.sh.
+# checked on the distribution's own binaries by test/integration/enc_xchacha.sh.
 # Usage: scripts/enc-asan.sh VERSION MODULES_DIR [WORKDIR]
 #   VERSION      upstream version, e.g. 3.0.19 or 3.5.7 (Debian's pool must hold it)
 #   MODULES_DIR  the directory holding chacha.so

@@ -20,7 +20,7 @@
 #   CHACHA_CACHE    cache root (default $HOME/.cache/chacha-provider); the built programs
 #                   and their data go to $CHACHA_CACHE/openssl-harness-<Debian version>/
 #   CHACHA_MODULES  (ci) directory holding the chacha.so under test (default ./.libs)
-#   LIST_BACKENDS   test/list_backends of the build: one run per backend (default: auto only)
+#   LIST_KERNELS   test/kernel/list_kernels of the build: one run per kernel (default: auto only)
 #   srcdir          (ci) the project's source tree, for the broken-kernel control build
 #   HARNESS_WORK    (ci) scratch directory (default ./harness)
 #   HARNESS_BROKEN  (ci) where the broken-kernel control is built (default $HARNESS_WORK/broken)
@@ -355,7 +355,7 @@ select_evp_files() {
 evp_file() {
     f=$1; n=$(basename "$f"); out=$work/evp.out
     run_prog evp_test -config "$evp_cnf" "$f" >"$out" 2>&1
-    [ "$expect_ours" = 0 ] || check_backend "$out" || return 0
+    [ "$expect_ours" = 0 ] || check_kernel "$out" || return 0
     stanzas "$f" >"$work/stanzas"
     total=$(wc -l <"$work/stanzas")
     # shellcheck disable=SC2046
@@ -391,8 +391,8 @@ is_pending() {
     printf '%s\n' "$HARNESS_PENDING" | grep -qxF "$1|$2"
 }
 
-# The trace names the backends the provider loaded with: they must be the forced ones.
-check_backend() {
+# The trace names the kernels the provider loaded with: they must be the forced ones.
+check_kernel() {
     line=$(grep -m1 '^chacha-provider: loaded' "$1")
     if [ -z "$line" ]; then
         bad "[$label]: our provider did not load (no trace)" 1; sed 's/^/    /' "$1" | tail -n 8; return 1
@@ -492,16 +492,16 @@ run_quic_record() {
 }
 
 # run_all DIR [evp|libssl|all] [libssl config]: the harness against DIR/chacha.so, once
-# per backend of LIST_BACKENDS (every ChaCha20 backend, then every other Poly1305 one)
+# per kernel of LIST_KERNELS (every ChaCha20 kernel, then every other Poly1305 one)
 run_all() {
     moddir=$1; what=${2:-all}; sslcnf=${3:-$cfg/default-chacha.cnf}
     [ -f "$moddir/chacha.so" ] || die "no chacha.so in $moddir"
     runs="auto:auto"
-    if [ -n "${LIST_BACKENDS:-}" ]; then
+    if [ -n "${LIST_KERNELS:-}" ]; then
         runs=
-        for c in $("$LIST_BACKENDS" chacha20); do runs="$runs $c:auto"; done
+        for c in $("$LIST_KERNELS" chacha20); do runs="$runs $c:auto"; done
         first=
-        for p in $("$LIST_BACKENDS" poly1305); do
+        for p in $("$LIST_KERNELS" poly1305); do
             [ -z "$first" ] && { first=$p; continue; }
             runs="$runs auto:$p"
         done
@@ -531,7 +531,7 @@ summary() { echo "$1: $pass passed, $fail failed, $xfail expected failures (HARN
 control() {
     ctl=$1; shift
     clog=$work/control-$ctl.log
-    ( pass=0; fail=0; xfail=0; LIST_BACKENDS=; "$@"; summary "control"; [ $fail -eq 0 ] ) >"$clog" 2>&1
+    ( pass=0; fail=0; xfail=0; LIST_KERNELS=; "$@"; summary "control"; [ $fail -eq 0 ] ) >"$clog" 2>&1
     rc=$?
     got=$(tail -n 1 "$clog" | sed 's/^control: //')
     if [ $rc -ne 0 ] && grep -q -- "$control_must" "$clog"; then
@@ -584,7 +584,7 @@ run|ci)
     # a wrong ChaCha20 (one key bit) must fail OpenSSL's ChaCha20 stanzas
     if broken_build; then
         control_must='^FAIL evp_test evpciph_chacha.txt'
-        # wrong only after the load: its self-test would refuse it (test/selftest-broken.sh)
+        # wrong only after the load: its self-test would refuse it (test/integration/selftest-broken.sh)
         export CHACHA_TEST_BROKEN_KERNEL=after-load
         control broken-kernel run_all "$bb/.libs"
         unset CHACHA_TEST_BROKEN_KERNEL
