@@ -336,7 +336,7 @@ static int select_kernels(CHACHA_PROV_CTX *pctx)
         load_failed(PROV_R_INVALID_CONFIG_DATA,
                     "CHACHA_PROVIDER_DISABLE names an unknown feature \"%s\""
                     " (known: ssse3 avx2 avx512f avx512vl avx512bw avx512ifma"
-                    " bmi2 adx neon zmm all)", bad);
+                    " bmi2 adx neon zmm sve2 all)", bad);
         return 0;
     }
     pctx->chacha = chacha_select_chacha20(cname, &status);

@@ -18,6 +18,9 @@ extern const chacha20_poly1305_kernel chacha20_poly1305_avx2_kernel;
 #if defined(CHACHA_HAVE_NEON)
 extern const chacha20_kernel chacha20_neon_kernel;
 #endif
+#if defined(CHACHA_HAVE_SVE2)
+extern const chacha20_kernel chacha20_sve2_kernel;
+#endif
 #if defined(CHACHA_HAVE_NEON) && defined(__aarch64__)
 extern const poly1305_kernel poly1305_neon_kernel;
 extern const chacha20_poly1305_kernel chacha20_poly1305_neon_kernel;
@@ -28,6 +31,9 @@ const chacha20_kernel *const chacha20_kernels[] = {
     &chacha20_avx512_kernel,
     &chacha20_avx2_kernel,
     &chacha20_ssse3_kernel,
+#endif
+#if defined(CHACHA_HAVE_SVE2)
+    &chacha20_sve2_kernel,
 #endif
 #if defined(CHACHA_HAVE_NEON)
     &chacha20_neon_kernel,
@@ -80,6 +86,7 @@ static const struct {
     { CHACHA_PRIM_CHACHA20, "avx2", "x86_64" },
     { CHACHA_PRIM_CHACHA20, "avx512", "x86_64" },
     { CHACHA_PRIM_CHACHA20, "neon", "arm" },
+    { CHACHA_PRIM_CHACHA20, "sve2", "arm" },
     { CHACHA_PRIM_POLY1305, "portable", "" },
     { CHACHA_PRIM_POLY1305, "avx2", "x86_64" },
     { CHACHA_PRIM_POLY1305, "ifma", "x86_64" },

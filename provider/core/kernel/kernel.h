@@ -28,6 +28,7 @@
  * needs it; `auto` passes over the AVX-512F kernels without it.
  */
 #define CHACHA_CAP_ZMM_FAST   (1u << 9)
+#define CHACHA_CAP_SVE2       (1u << 10)  /* HWCAP_SVE and HWCAP2_SVE2 */
 
 /*
  * out[i] = in[i] ^ keystream[i] for i in [0, len), where the keystream starts at

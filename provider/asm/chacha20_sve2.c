@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * ChaCha20 with SVE2 intrinsics (AArch64), vector-length agnostic: built
+ * with -march=armv8-a+sve2 (this file only) and chosen only when the kernel
+ * reports SVE and SVE2 (HWCAP_SVE, HWCAP2_SVE2; core/cpu.c).
+ *
+ * Vertical layout, as the NEON kernel's 4-block passes: z<i> holds word i
+ * of VL/32 blocks, one 32-bit lane per block, so a pass is 16 vectors (16 *
+ * VL/8 bytes: 256 at 128-bit vectors, 512 at 256, 1024 at 512) and the
+ * rounds need no lane shuffles. Every rotation is one XAR (exclusive-or and
+ * rotate right), so a quarter round is 8 instructions, where NEON needs 14
+ * (eor + rev32 / shl + sri / tbl).
+ *
+ * After the rounds the 16 word vectors become 16 vectors of keystream in
+ * memory order by a perfect-shuffle network of ZIP1/ZIP2, which works for
+ * every vector length because ZIP takes whole vector halves: one level on
+ * 32-bit lanes pairs words (2m, 2m+1) of each block (the low halves: the
+ * first VL/64 blocks, the high halves: the rest), then three levels on
+ * 64-bit lanes interleave the eight pairs of each block in order (pairs m
+ * and m + 4, then the results two apart, then one apart). 64 permutes a
+ * pass, against 640 round instructions.
+ *
+ * Input shorter than a pass, and what is left after the whole passes, goes
+ * to the NEON kernel (its short path spills nothing on AArch64).
+ */
+#include <arm_sve.h>
+#include "kernel.h"
+#include "util.h"
+
+#if !defined(__ARM_FEATURE_SVE2)
+# error "chacha20_sve2.c needs SVE2: build it with -march=armv8-a+sve2"
+#endif
+#if defined(__ARM_BIG_ENDIAN)
+# error "chacha20_sve2.c assumes little-endian lanes"
+#endif
+
+extern const chacha20_kernel chacha20_neon_kernel;
+
+#define SVE_INLINE static inline __attribute__((always_inline))
+
+/* a += b; d = (d ^ a) <<< n, the rotation as XAR's right rotation by 32 - n */
+#define QSTEP(a, b, d, n) \
+    do { \
+        a = svadd_u32_x(pg, a, b); \
+        d = svxar_n_u32(d, a, 32 - (n)); \
+    } while (0)
+
+/*
+ * Four quarter rounds side by side, step by step (each step of one quarter
+ * round depends on the step before; the four are independent).
+ */
+#define QROUND4(a0, b0, c0, d0, a1, b1, c1, d1, a2, b2, c2, d2, a3, b3, c3, d3) \
+    do { \
+        QSTEP(a0, b0, d0, 16); QSTEP(a1, b1, d1, 16); \
+        QSTEP(a2, b2, d2, 16); QSTEP(a3, b3, d3, 16); \
+        QSTEP(c0, d0, b0, 12); QSTEP(c1, d1, b1, 12); \
+        QSTEP(c2, d2, b2, 12); QSTEP(c3, d3, b3, 12); \
+        QSTEP(a0, b0, d0, 8); QSTEP(a1, b1, d1, 8); \
+        QSTEP(a2, b2, d2, 8); QSTEP(a3, b3, d3, 8); \
+        QSTEP(c0, d0, b0, 7); QSTEP(c1, d1, b1, 7); \
+        QSTEP(c2, d2, b2, 7); QSTEP(c3, d3, b3, 7); \
+    } while (0)
+
+#define U64(x) svreinterpret_u64_u32(x)
+
+/*
+ * Keystream of eight pair vectors (p[m]: words 2m, 2m+1 of VL/64 blocks) in
+ * memory order, xored with in[] into out[]: eight vectors, VL/64 blocks.
+ */
+SVE_INLINE void emit_half(uint8_t *out, const uint8_t *in, svbool_t pb,
+                          svuint64_t p0, svuint64_t p1, svuint64_t p2,
+                          svuint64_t p3, svuint64_t p4, svuint64_t p5,
+                          svuint64_t p6, svuint64_t p7)
+{
+    /* level 1: pairs m and m + 4 */
+    svuint64_t e0 = svzip1_u64(p0, p4), e1 = svzip2_u64(p0, p4);
+    svuint64_t f0 = svzip1_u64(p1, p5), f1 = svzip2_u64(p1, p5);
+    svuint64_t g0 = svzip1_u64(p2, p6), g1 = svzip2_u64(p2, p6);
+    svuint64_t h0 = svzip1_u64(p3, p7), h1 = svzip2_u64(p3, p7);
+    /* level 2: pairs 0, 2, 4, 6 and 1, 3, 5, 7 of each block */
+    svuint64_t ev00 = svzip1_u64(e0, g0), ev01 = svzip2_u64(e0, g0);
+    svuint64_t ev10 = svzip1_u64(e1, g1), ev11 = svzip2_u64(e1, g1);
+    svuint64_t od00 = svzip1_u64(f0, h0), od01 = svzip2_u64(f0, h0);
+    svuint64_t od10 = svzip1_u64(f1, h1), od11 = svzip2_u64(f1, h1);
+    const int64_t vb = (int64_t)svcntb();
+
+    /* level 3: pairs 0..7 of each block in order, out in memory order */
+#define EMIT(k, v) \
+    svst1_u8(pb, out + (k) * vb, \
+             sveor_u8_x(pb, svld1_u8(pb, in + (k) * vb), svreinterpret_u8_u64(v)))
+    EMIT(0, svzip1_u64(ev00, od00));
+    EMIT(1, svzip2_u64(ev00, od00));
+    EMIT(2, svzip1_u64(ev01, od01));
+    EMIT(3, svzip2_u64(ev01, od01));
+    EMIT(4, svzip1_u64(ev10, od10));
+    EMIT(5, svzip2_u64(ev10, od10));
+    EMIT(6, svzip1_u64(ev11, od11));
+    EMIT(7, svzip2_u64(ev11, od11));
+#undef EMIT
+}
+
+static const uint32_t sigma[4] = {
+    0x61707865, 0x3320646e, 0x79622d32, 0x6b206574    /* "expand 32-byte k" */
+};
+
+/*
+ * n whole passes of 16 * VL/8 bytes from block counter[0]. The state words
+ * are broadcast again from key[] and counter[] for each pass and for the
+ * feed-forward, so that only the 16 working vectors, the counter lanes and
+ * the network's temporaries are live: 32 registers hold them with no spill
+ * (test_stack_residue checks the stack after every kernel).
+ */
+static __attribute__((noinline)) void
+sve2_passes(uint8_t *out, const uint8_t *in, size_t n, const uint32_t key[8],
+            const uint32_t counter[4])
+{
+    const svbool_t pg = svptrue_b32(), pb = svptrue_b8();
+    const size_t pass = 16 * svcntb();
+    svuint32_t ctr = svindex_u32(counter[0], 1);
+    const uint32_t step = (uint32_t)svcntw();
+
+    for (; n > 0; n--) {
+        svuint32_t x0 = svdup_n_u32(sigma[0]), x1 = svdup_n_u32(sigma[1]);
+        svuint32_t x2 = svdup_n_u32(sigma[2]), x3 = svdup_n_u32(sigma[3]);
+        svuint32_t x4 = svdup_n_u32(key[0]), x5 = svdup_n_u32(key[1]);
+        svuint32_t x6 = svdup_n_u32(key[2]), x7 = svdup_n_u32(key[3]);
+        svuint32_t x8 = svdup_n_u32(key[4]), x9 = svdup_n_u32(key[5]);
+        svuint32_t x10 = svdup_n_u32(key[6]), x11 = svdup_n_u32(key[7]);
+        svuint32_t x12 = ctr, x13 = svdup_n_u32(counter[1]);
+        svuint32_t x14 = svdup_n_u32(counter[2]), x15 = svdup_n_u32(counter[3]);
+        int i;
+
+        for (i = 0; i < 10; i++) {
+            QROUND4(x0, x4, x8, x12, x1, x5, x9, x13,
+                    x2, x6, x10, x14, x3, x7, x11, x15);
+            QROUND4(x0, x5, x10, x15, x1, x6, x11, x12,
+                    x2, x7, x8, x13, x3, x4, x9, x14);
+        }
+        /* feed-forward, then level 0 of the network: words 2m, 2m+1 */
+#define FF(x, v) x = svadd_u32_x(pg, x, v)
+        FF(x0, svdup_n_u32(sigma[0])); FF(x1, svdup_n_u32(sigma[1]));
+        FF(x2, svdup_n_u32(sigma[2])); FF(x3, svdup_n_u32(sigma[3]));
+        FF(x4, svdup_n_u32(key[0])); FF(x5, svdup_n_u32(key[1]));
+        FF(x6, svdup_n_u32(key[2])); FF(x7, svdup_n_u32(key[3]));
+        FF(x8, svdup_n_u32(key[4])); FF(x9, svdup_n_u32(key[5]));
+        FF(x10, svdup_n_u32(key[6])); FF(x11, svdup_n_u32(key[7]));
+        FF(x12, ctr); FF(x13, svdup_n_u32(counter[1]));
+        FF(x14, svdup_n_u32(counter[2])); FF(x15, svdup_n_u32(counter[3]));
+#undef FF
+        emit_half(out, in, pb,
+                  U64(svzip1_u32(x0, x1)), U64(svzip1_u32(x2, x3)),
+                  U64(svzip1_u32(x4, x5)), U64(svzip1_u32(x6, x7)),
+                  U64(svzip1_u32(x8, x9)), U64(svzip1_u32(x10, x11)),
+                  U64(svzip1_u32(x12, x13)), U64(svzip1_u32(x14, x15)));
+        emit_half(out + pass / 2, in + pass / 2, pb,
+                  U64(svzip2_u32(x0, x1)), U64(svzip2_u32(x2, x3)),
+                  U64(svzip2_u32(x4, x5)), U64(svzip2_u32(x6, x7)),
+                  U64(svzip2_u32(x8, x9)), U64(svzip2_u32(x10, x11)),
+                  U64(svzip2_u32(x12, x13)), U64(svzip2_u32(x14, x15)));
+        ctr = svadd_n_u32_x(pg, ctr, step);
+        out += pass;
+        in += pass;
+    }
+}
+
+static void chacha20_xor_sve2(uint8_t *out, const uint8_t *in, size_t len,
+                              const uint32_t key[8], const uint32_t counter[4])
+{
+    const size_t pass = 16 * svcntb();
+    size_t n = len / pass;
+
+    if (n > 0) {
+        const uint32_t ctr[4] = {
+            counter[0] + (uint32_t)(n * svcntw()), counter[1], counter[2],
+            counter[3]
+        };
+
+        sve2_passes(out, in, n, key, counter);
+        out += n * pass;
+        in += n * pass;
+        len -= n * pass;
+        if (len > 0)
+            chacha20_neon_kernel.xor_stream(out, in, len, key, ctr);
+        return;
+    }
+    chacha20_neon_kernel.xor_stream(out, in, len, key, counter);
+}
+
+const chacha20_kernel chacha20_sve2_kernel = {
+    .name = "sve2",
+    .caps = CHACHA_CAP_NEON | CHACHA_CAP_SVE2,
+    .xor_stream = chacha20_xor_sve2,
+};
