@@ -104,40 +104,78 @@ static const uint32_t sigma[4] = {
 };
 
 /*
- * n whole passes of 16 * VL/8 bytes from block counter[0]. The state words
- * are broadcast again from key[] and counter[] for each pass and for the
- * feed-forward, so that only the 16 working vectors, the counter lanes and
- * the network's temporaries are live: 32 registers hold them with no spill
- * (test_stack_residue checks the stack after every kernel).
+ * One scalar block per pass beside the vector ones (CHACHA_SVE2_SCALAR, 1
+ * or 0), on the integer pipes the vector rounds leave idle; its steps are
+ * interleaved with the vector ones in the source (the compiler keeps the
+ * order roughly, out-of-order cores do the rest).
+ */
+#ifndef CHACHA_SVE2_SCALAR
+# define CHACHA_SVE2_SCALAR 1
+#endif
+
+#define ROTL32(v, n) (((v) << (n)) | ((v) >> (32 - (n))))
+#define SSTEP(a, b, d, n) do { a += b; d ^= a; d = ROTL32(d, n); } while (0)
+#define SQUARTER(a, b, c, d) \
+    do { \
+        SSTEP(a, b, d, 16); SSTEP(c, d, b, 12); \
+        SSTEP(a, b, d, 8); SSTEP(c, d, b, 7); \
+    } while (0)
+
+#define SET_INIT(x, c) \
+    svuint32_t x##0 = svdup_n_u32(sigma[0]), x##1 = svdup_n_u32(sigma[1]); \
+    svuint32_t x##2 = svdup_n_u32(sigma[2]), x##3 = svdup_n_u32(sigma[3]); \
+    svuint32_t x##4 = svdup_n_u32(key[0]), x##5 = svdup_n_u32(key[1]); \
+    svuint32_t x##6 = svdup_n_u32(key[2]), x##7 = svdup_n_u32(key[3]); \
+    svuint32_t x##8 = svdup_n_u32(key[4]), x##9 = svdup_n_u32(key[5]); \
+    svuint32_t x##10 = svdup_n_u32(key[6]), x##11 = svdup_n_u32(key[7]); \
+    svuint32_t x##12 = (c), x##13 = svdup_n_u32(counter[1]); \
+    svuint32_t x##14 = svdup_n_u32(counter[2]), x##15 = svdup_n_u32(counter[3])
+
+#define FF(x, v) x = svadd_u32_x(pg, x, v)
+
+/*
+ * n whole passes of 16 * VL/8 (+ 64 with the scalar block) bytes from
+ * block counter[0]. The state words are broadcast again from key[] and
+ * counter[] for each pass and for the feed-forward, so that the rounds hold
+ * only the 16 working vectors: nothing spills (only d8-d15 are saved).
  */
 static __attribute__((noinline)) void
 sve2_passes(uint8_t *out, const uint8_t *in, size_t n, const uint32_t key[8],
             const uint32_t counter[4])
 {
     const svbool_t pg = svptrue_b32(), pb = svptrue_b8();
-    const size_t pass = 16 * svcntb();
-    svuint32_t ctr = svindex_u32(counter[0], 1);
+    const size_t half = 8 * svcntb(), vbytes = 16 * svcntb();
     const uint32_t step = (uint32_t)svcntw();
+    svuint32_t ctr = svindex_u32(counter[0], 1);
+#if CHACHA_SVE2_SCALAR
+    uint32_t sctr = counter[0] + step;
+#endif
 
     for (; n > 0; n--) {
-        svuint32_t x0 = svdup_n_u32(sigma[0]), x1 = svdup_n_u32(sigma[1]);
-        svuint32_t x2 = svdup_n_u32(sigma[2]), x3 = svdup_n_u32(sigma[3]);
-        svuint32_t x4 = svdup_n_u32(key[0]), x5 = svdup_n_u32(key[1]);
-        svuint32_t x6 = svdup_n_u32(key[2]), x7 = svdup_n_u32(key[3]);
-        svuint32_t x8 = svdup_n_u32(key[4]), x9 = svdup_n_u32(key[5]);
-        svuint32_t x10 = svdup_n_u32(key[6]), x11 = svdup_n_u32(key[7]);
-        svuint32_t x12 = ctr, x13 = svdup_n_u32(counter[1]);
-        svuint32_t x14 = svdup_n_u32(counter[2]), x15 = svdup_n_u32(counter[3]);
+        SET_INIT(x, ctr);
         int i;
+#if CHACHA_SVE2_SCALAR
+        uint32_t s0 = sigma[0], s1 = sigma[1], s2 = sigma[2], s3 = sigma[3];
+        uint32_t s4 = key[0], s5 = key[1], s6 = key[2], s7 = key[3];
+        uint32_t s8 = key[4], s9 = key[5], s10 = key[6], s11 = key[7];
+        uint32_t s12 = sctr, s13 = counter[1], s14 = counter[2], s15 = counter[3];
+#endif
 
         for (i = 0; i < 10; i++) {
             QROUND4(x0, x4, x8, x12, x1, x5, x9, x13,
                     x2, x6, x10, x14, x3, x7, x11, x15);
+#if CHACHA_SVE2_SCALAR
+            SQUARTER(s0, s4, s8, s12); SQUARTER(s1, s5, s9, s13);
+            SQUARTER(s2, s6, s10, s14); SQUARTER(s3, s7, s11, s15);
+#endif
             QROUND4(x0, x5, x10, x15, x1, x6, x11, x12,
                     x2, x7, x8, x13, x3, x4, x9, x14);
+#if CHACHA_SVE2_SCALAR
+            SQUARTER(s0, s5, s10, s15); SQUARTER(s1, s6, s11, s12);
+            SQUARTER(s2, s7, s8, s13); SQUARTER(s3, s4, s9, s14);
+#endif
         }
         /* feed-forward, then level 0 of the network: words 2m, 2m+1 */
-#define FF(x, v) x = svadd_u32_x(pg, x, v)
         FF(x0, svdup_n_u32(sigma[0])); FF(x1, svdup_n_u32(sigma[1]));
         FF(x2, svdup_n_u32(sigma[2])); FF(x3, svdup_n_u32(sigma[3]));
         FF(x4, svdup_n_u32(key[0])); FF(x5, svdup_n_u32(key[1]));
@@ -146,36 +184,69 @@ sve2_passes(uint8_t *out, const uint8_t *in, size_t n, const uint32_t key[8],
         FF(x10, svdup_n_u32(key[6])); FF(x11, svdup_n_u32(key[7]));
         FF(x12, ctr); FF(x13, svdup_n_u32(counter[1]));
         FF(x14, svdup_n_u32(counter[2])); FF(x15, svdup_n_u32(counter[3]));
-#undef FF
         emit_half(out, in, pb,
                   U64(svzip1_u32(x0, x1)), U64(svzip1_u32(x2, x3)),
                   U64(svzip1_u32(x4, x5)), U64(svzip1_u32(x6, x7)),
                   U64(svzip1_u32(x8, x9)), U64(svzip1_u32(x10, x11)),
                   U64(svzip1_u32(x12, x13)), U64(svzip1_u32(x14, x15)));
-        emit_half(out + pass / 2, in + pass / 2, pb,
+        emit_half(out + half, in + half, pb,
                   U64(svzip2_u32(x0, x1)), U64(svzip2_u32(x2, x3)),
                   U64(svzip2_u32(x4, x5)), U64(svzip2_u32(x6, x7)),
                   U64(svzip2_u32(x8, x9)), U64(svzip2_u32(x10, x11)),
                   U64(svzip2_u32(x12, x13)), U64(svzip2_u32(x14, x15)));
+#if CHACHA_SVE2_SCALAR
+        {
+            const uint32_t w[16] = {
+                s0 + sigma[0], s1 + sigma[1], s2 + sigma[2], s3 + sigma[3],
+                s4 + key[0], s5 + key[1], s6 + key[2], s7 + key[3],
+                s8 + key[4], s9 + key[5], s10 + key[6], s11 + key[7],
+                s12 + sctr, s13 + counter[1], s14 + counter[2], s15 + counter[3]
+            };
+            /* the keystream words, little-endian, xored 16 bytes at a time
+               (a vector register: nothing of it is left on the stack) */
+            svbool_t p16 = svwhilelt_b8_u32(0, 16);
+
+            for (i = 0; i < 4; i++) {
+                svuint8_t k = svreinterpret_u8_u32(svld1_u32(svwhilelt_b32_u32(0, 4),
+                                                             w + 4 * i));
+                svst1_u8(p16, out + vbytes + 16 * i,
+                         sveor_u8_x(p16, svld1_u8(p16, in + vbytes + 16 * i), k));
+            }
+        }
+        sctr += step + 1;
+        ctr = svadd_n_u32_x(pg, ctr, step + 1);
+        out += vbytes + 64;
+        in += vbytes + 64;
+#else
         ctr = svadd_n_u32_x(pg, ctr, step);
-        out += pass;
-        in += pass;
+        out += vbytes;
+        in += vbytes;
+#endif
     }
 }
+#undef FF
+
+#define PASS_BYTES (16 * svcntb() + 64 * CHACHA_SVE2_SCALAR)
+#define PASS_BLOCKS (svcntw() + CHACHA_SVE2_SCALAR)
 
 static void chacha20_xor_sve2(uint8_t *out, const uint8_t *in, size_t len,
                               const uint32_t key[8], const uint32_t counter[4])
 {
-    const size_t pass = 16 * svcntb();
+    const size_t pass = PASS_BYTES;
     size_t n = len / pass;
 
     if (n > 0) {
         const uint32_t ctr[4] = {
-            counter[0] + (uint32_t)(n * svcntw()), counter[1], counter[2],
+            counter[0] + (uint32_t)(n * PASS_BLOCKS), counter[1], counter[2],
             counter[3]
         };
 
         sve2_passes(out, in, n, key, counter);
+#if CHACHA_SVE2_SCALAR
+        /* the scalar block's words: GCC may spill them (checked by
+           test_stack_residue) */
+        chacha_burn_stack(1024);
+#endif
         out += n * pass;
         in += n * pass;
         len -= n * pass;
