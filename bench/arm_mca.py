@@ -301,7 +301,17 @@ def decode(words):
         lines = [l.strip() for l in r.stdout.splitlines()
                  if l.strip() and not l.strip().startswith(".")]
         if len(lines) != len(todo):
-            raise SystemExit("llvm-mc decoded %d of %d words" % (len(lines), len(todo)))
+            # some word llvm-mc cannot decode: one at a time, those marked
+            lines = []
+            for w in todo:
+                r = subprocess.run([LLVM_MC, "--disassemble", "-triple=aarch64",
+                                    "-mattr=+v8.5a,+crypto,+sha3,+sve2"],
+                                   input="0x%02x,0x%02x,0x%02x,0x%02x\n" % (
+                                       w & 255, w >> 8 & 255, w >> 16 & 255, w >> 24),
+                                   capture_output=True, text=True)
+                ls = [l.strip() for l in r.stdout.splitlines()
+                      if l.strip() and not l.strip().startswith(".")]
+                lines.append(ls[0] if len(ls) == 1 else "<undecodable 0x%08x>" % w)
         for w, l in zip(todo, lines):
             _text[w] = l.replace("\t", " ")
     return [_text[w] for w in words]
@@ -465,6 +475,11 @@ def main(argv):
                         continue
                     seen.add((kind, sd["label"], h))
                     asm = decode(segs[h][(len(segs[h]) - 1) // 2])
+                    bad = [l for l in asm if l.startswith("<undecodable")]
+                    if bad:
+                        print("# skipped %s loop at 0x%x: llvm-mc cannot decode %s"
+                              % (sd["label"], h, bad[0]), file=sys.stderr)
+                        continue
                     sve = any(re.search(r"\bz\d+\.", l) for l in asm)
                     # an SVE pass: bytes by the trace (its counts are cntb-based)
                     bpp = 0 if sve else static_bytes_per_pass(img, h, br, k)

@@ -6,8 +6,8 @@
  *
  * Vertical layout, as the NEON kernel's 4-block passes: z<i> holds word i
  * of VL/32 blocks, one 32-bit lane per block, so a pass is 16 vectors (16 *
- * VL/8 bytes: 256 at 128-bit vectors, 512 at 256, 1024 at 512) and the
- * rounds need no lane shuffles. Every rotation is one XAR (exclusive-or and
+ * VL/8 bytes: 256 at 128-bit vectors, 512 at 256, 1024 at 512; with the
+ * scalar block 320, 576, 1088) and the rounds need no lane shuffles. Every rotation is one XAR (exclusive-or and
  * rotate right), so a quarter round is 8 instructions, where NEON needs 14
  * (eor + rev32 / shl + sri / tbl).
  *
@@ -20,8 +20,9 @@
  * and m + 4, then the results two apart, then one apart). 64 permutes a
  * pass, against 640 round instructions.
  *
- * Input shorter than a pass, and what is left after the whole passes, goes
- * to the NEON kernel (its short path spills nothing on AArch64).
+ * One scalar block per pass rides along on the integer pipes. Input below
+ * 1025 bytes, and what is left after the whole passes, goes to the NEON
+ * kernel.
  */
 #include <arm_sve.h>
 #include "kernel.h"
@@ -229,13 +230,21 @@ sve2_passes(uint8_t *out, const uint8_t *in, size_t n, const uint32_t key[8],
 #define PASS_BYTES (16 * svcntb() + 64 * CHACHA_SVE2_SCALAR)
 #define PASS_BLOCKS (svcntw() + CHACHA_SVE2_SCALAR)
 
+/*
+ * From 1025 bytes, as the NEON kernel's hybrid passes: shorter input keeps
+ * the NEON kernel's short paths and their instruction counts (an SVE2 pass
+ * executes 5.9 instructions a byte at 128-bit vectors, the NEON 4-block
+ * pass 5.2).
+ */
+#define SVE2_MIN_LEN 1025
+
 static void chacha20_xor_sve2(uint8_t *out, const uint8_t *in, size_t len,
                               const uint32_t key[8], const uint32_t counter[4])
 {
     const size_t pass = PASS_BYTES;
     size_t n = len / pass;
 
-    if (n > 0) {
+    if (len >= SVE2_MIN_LEN && n > 0) {
         const uint32_t ctr[4] = {
             counter[0] + (uint32_t)(n * PASS_BLOCKS), counter[1], counter[2],
             counter[3]
