@@ -238,32 +238,36 @@ sve2_passes(uint8_t *out, const uint8_t *in, size_t n, const uint32_t key[8],
  */
 #define SVE2_MIN_LEN 1025
 
+/* Whole passes, then the rest (out of line: the short path stays a leaf). */
+static __attribute__((noinline)) void
+xor_long(uint8_t *out, const uint8_t *in, size_t len, const uint32_t key[8],
+         const uint32_t counter[4])
+{
+    const size_t pass = PASS_BYTES, n = len / pass;
+    const uint32_t ctr[4] = {
+        counter[0] + (uint32_t)(n * PASS_BLOCKS), counter[1], counter[2],
+        counter[3]
+    };
+
+    sve2_passes(out, in, n, key, counter);
+#if CHACHA_SVE2_SCALAR
+    /* the scalar block's words: GCC spills some of them (test_stack_residue
+       checks) */
+    chacha_burn_stack(1024);
+#endif
+    if (len > n * pass)
+        chacha20_neon_kernel.xor_stream(out + n * pass, in + n * pass,
+                                        len - n * pass, key, ctr);
+}
+
 static void chacha20_xor_sve2(uint8_t *out, const uint8_t *in, size_t len,
                               const uint32_t key[8], const uint32_t counter[4])
 {
-    const size_t pass = PASS_BYTES;
-    size_t n = len / pass;
-
-    if (len >= SVE2_MIN_LEN && n > 0) {
-        const uint32_t ctr[4] = {
-            counter[0] + (uint32_t)(n * PASS_BLOCKS), counter[1], counter[2],
-            counter[3]
-        };
-
-        sve2_passes(out, in, n, key, counter);
-#if CHACHA_SVE2_SCALAR
-        /* the scalar block's words: GCC may spill them (checked by
-           test_stack_residue) */
-        chacha_burn_stack(1024);
-#endif
-        out += n * pass;
-        in += n * pass;
-        len -= n * pass;
-        if (len > 0)
-            chacha20_neon_kernel.xor_stream(out, in, len, key, ctr);
-        return;
-    }
-    chacha20_neon_kernel.xor_stream(out, in, len, key, counter);
+    /* the length test first: the short path is 7 instructions to neon's */
+    if (len < SVE2_MIN_LEN || len < PASS_BYTES)
+        chacha20_neon_kernel.xor_stream(out, in, len, key, counter);
+    else
+        xor_long(out, in, len, key, counter);
 }
 
 const chacha20_kernel chacha20_sve2_kernel = {
