@@ -485,7 +485,10 @@ def main(argv):
                     bpp = 0 if sve else static_bytes_per_pass(img, h, br, k)
                     if not bpp and n_full >= 8:
                         g = 16 if k == "poly" else 64
-                        bpp = length // n_full // g * g
+                        # an SVE pass: to the nearest whole block (the loop
+                        # head may count one trip more than the passes)
+                        bpp = (round(length / n_full / g) if sve
+                               else length // n_full // g) * g
                     if not bpp:
                         print("# skipped %s loop at 0x%x: bytes per pass unknown"
                               % (sd["label"], h), file=sys.stderr)
