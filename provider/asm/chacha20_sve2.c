@@ -83,12 +83,13 @@ SVE_INLINE void emit_half(uint8_t *out, const uint8_t *in, svbool_t pb,
     svuint64_t ev10 = svzip1_u64(e1, g1), ev11 = svzip2_u64(e1, g1);
     svuint64_t od00 = svzip1_u64(f0, h0), od01 = svzip2_u64(f0, h0);
     svuint64_t od10 = svzip1_u64(f1, h1), od11 = svzip2_u64(f1, h1);
-    const int64_t vb = (int64_t)svcntb();
 
-    /* level 3: pairs 0..7 of each block in order, out in memory order */
+    /* level 3: pairs 0..7 of each block in order, out in memory order
+       (vector k at k vector lengths: the vnum forms, no pointer arithmetic,
+       which GCC 12's UBSan instrumentation crashed on) */
 #define EMIT(k, v) \
-    svst1_u8(pb, out + (k) * vb, \
-             sveor_u8_x(pb, svld1_u8(pb, in + (k) * vb), svreinterpret_u8_u64(v)))
+    svst1_vnum_u8(pb, out, k, \
+                  sveor_u8_x(pb, svld1_vnum_u8(pb, in, k), svreinterpret_u8_u64(v)))
     EMIT(0, svzip1_u64(ev00, od00));
     EMIT(1, svzip2_u64(ev00, od00));
     EMIT(2, svzip1_u64(ev01, od01));
