@@ -5,7 +5,8 @@
 # per pinned configuration:
 #   aarch64: NEON on -cpu cortex-a53, NEON on -cpu max (both with the NEON
 #            Poly1305 and the fused AEAD kernel), portable ChaCha20 and
-#            Poly1305 on -cpu max, and NEON on -cpu max built with UBSan
+#            Poly1305 on -cpu max, SVE2 ChaCha20 on -cpu max with 128, 256
+#            and 512-bit vectors, and NEON on -cpu max built with UBSan
 #   armv7:   NEON on -cpu cortex-a7, portable on -cpu cortex-r5f (no NEON)
 # Needs .ci/arm-setup.sh first. Usage: .ci/arm-check.sh aarch64|armv7
 # The large random tests run fewer iterations under emulation; every vector
@@ -20,6 +21,10 @@ aarch64)
     emu="qemu-aarch64 -L /"
     cli=/opt/arm64-openssl/usr/bin/openssl
     set -- "neon cortex-a53" "neon max" "portable max"
+    # the SVE2 kernel at 128, 256 and 512-bit vectors (vector-length agnostic
+    # code: each length its own pass size and shuffle network)
+    # (a build without it fails them: the kernel is forced)
+    set -- "$@" "sve2 max,sve128=on" "sve2 max,sve256=on" "sve2 max,sve512=on"
     ;;
 armv7)
     # the loader of the glibc the libraries run with: the armhf glibc's where

@@ -30,9 +30,15 @@ import re
 import subprocess
 import sys
 
-LLVM_MC = os.environ.get("LLVM_MC", "llvm-mc-14")
-LLVM_MCA = os.environ.get("LLVM_MCA", "llvm-mca-14")
-LLC = os.environ.get("LLC", "llc-14")
+LLVM_MC = os.environ.get("LLVM_MC", "llvm-mc-19")
+LLVM_MCA = os.environ.get("LLVM_MCA", "llvm-mca-19")
+LLC = os.environ.get("LLC", LLVM_MCA.replace("llvm-mca", "llc"))
+# the models of cores without SVE: an SVE pass has no cycles there
+NO_SVE = {"cortex-a53", "cortex-a55", "cortex-a57", "cortex-a72", "neoverse-n1",
+          "apple-m1", "exynos-m5", "thunderx2t99", "ampere1"}
+# the SVE vector length of the cores a model stands for (bits): an SVE pass
+# traced at another length is not that core's pass
+SVE_VL = {"neoverse-v1": 256, "neoverse-n2": 128, "neoverse-v2": 128, "a64fx": 512}
 
 BRANCH = re.compile(r"^(b|b\.\w+|cbz|cbnz|tbz|tbnz)$")
 
@@ -115,7 +121,8 @@ FEATURES = ("vrot16", "srot16", "umulh", "vmul", "store", "load")
 
 def insn_features(mn, ops):
     f = []
-    if mn == "rev32" and ".8h" in ops:
+    if (mn == "rev32" and ".8h" in ops) or (mn == "revh" and ops.startswith("z")) \
+            or (mn == "xar" and ops.endswith("#16")):
         f.append("vrot16")
     elif mn == "ror" and ops.startswith("w") and ops.endswith("#16"):
         f.append("srot16")
@@ -221,12 +228,15 @@ def static_bytes_per_pass(img, head, branch, kind):
 # ---- dynamic: qemu traces --------------------------------------------------
 
 def qemu_run(qemu, loop, who, length, iters, log=None, dfilter=None):
-    cmd = list(qemu)
+    # qemu's options, then (OpenSSL 3.5) a loader and its arguments
+    k = next((i for i, w in enumerate(qemu) if w.endswith("/ld-linux-aarch64.so.1")),
+             len(qemu))
+    cmd = list(qemu[:k])
     if log:
         cmd += ["-d", "in_asm,exec,nochain", "-D", log]
         if dfilter:
             cmd += ["-dfilter", dfilter]
-    cmd += [loop, who, str(length), str(iters)]
+    cmd += qemu[k:] + [loop, who, str(length), str(iters)]
     r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                        text=True, check=True)
     bases = {}
@@ -286,19 +296,34 @@ def decode(words):
         inp = "".join("0x%02x,0x%02x,0x%02x,0x%02x\n" % (w & 255, w >> 8 & 255,
                       w >> 16 & 255, w >> 24) for w in todo)
         r = subprocess.run([LLVM_MC, "--disassemble", "-triple=aarch64",
-                            "-mattr=+v8.5a,+crypto,+sha3"], input=inp,
+                            "-mattr=+v8.5a,+crypto,+sha3,+sve2"], input=inp,
                            capture_output=True, text=True)
         lines = [l.strip() for l in r.stdout.splitlines()
                  if l.strip() and not l.strip().startswith(".")]
         if len(lines) != len(todo):
-            raise SystemExit("llvm-mc decoded %d of %d words" % (len(lines), len(todo)))
+            # some word llvm-mc cannot decode: one at a time, those marked
+            lines = []
+            for w in todo:
+                r = subprocess.run([LLVM_MC, "--disassemble", "-triple=aarch64",
+                                    "-mattr=+v8.5a,+crypto,+sha3,+sve2"],
+                                   input="0x%02x,0x%02x,0x%02x,0x%02x\n" % (
+                                       w & 255, w >> 8 & 255, w >> 16 & 255, w >> 24),
+                                   capture_output=True, text=True)
+                ls = [l.strip() for l in r.stdout.splitlines()
+                      if l.strip() and not l.strip().startswith(".")]
+                lines.append(ls[0] if len(ls) == 1 else "<undecodable 0x%08x>" % w)
         for w, l in zip(todo, lines):
             _text[w] = l.replace("\t", " ")
     return [_text[w] for w in words]
 
 
-def mca_cycles(asm, cpu):
-    """Steady-state cycles of one pass of asm on cpu's model."""
+def mca_cycles(asm, cpu, vl=0):
+    """Steady-state cycles of one pass of asm on cpu's model; None for SVE
+    code on a model without SVE, or traced at another vector length than
+    the model's cores have."""
+    if re.search(r"\bz\d+\.", asm):
+        if cpu in NO_SVE or (vl and SVE_VL.get(cpu, vl) != vl):
+            return None
     total = []
     for it in (10, 40):
         r = subprocess.run([LLVM_MCA, "-mtriple=aarch64", "-mcpu=" + cpu,
@@ -306,6 +331,8 @@ def mca_cycles(asm, cpu):
                             "-summary-view"], input=asm, capture_output=True,
                            text=True)
         m = re.search(r"Total Cycles:\s+(\d+)", r.stdout)
+        if not m and "instruction requires" in r.stderr:
+            return None         # e.g. SVE2 code on the model of an SVE-only core
         if not m:
             raise SystemExit("llvm-mca failed on %s:\n%s" % (cpu, r.stderr[-2000:]))
         total.append(int(m.group(1)))
@@ -351,7 +378,7 @@ def model_groups():
 
 # ---- driver ------------------------------------------------------------------
 
-def describe(kind, img_name, img, head, asm, bpp):
+def describe(kind, img_name, img, head, asm, bpp, sve=False):
     text = "\n".join(asm)
     vrot = len(re.findall(r"^rev32 v\d+\.8h", text, re.M))
     srot = len(re.findall(r"^ror w\d+, w\d+, #16$", text, re.M))
@@ -360,8 +387,9 @@ def describe(kind, img_name, img, head, asm, bpp):
     if kind in ("chacha", "aead"):
         scalar = srot / 80.0
         vec = bpp / 64.0 - scalar
-        d = "%s ChaCha20 %g NEON + %g scalar blocks" % (who, vec, scalar) if srot \
-            else "%s ChaCha20 %g NEON blocks" % (who, vec)
+        unit = "SVE" if sve else "NEON"
+        d = "%s ChaCha20 %g %s + %g scalar blocks" % (who, vec, unit, scalar) if srot \
+            else "%s ChaCha20 %g %s blocks" % (who, vec, unit)
         if kind == "aead":
             d = d.replace("ChaCha20", "ChaCha20-Poly1305 (stitched)")
     else:
@@ -370,42 +398,57 @@ def describe(kind, img_name, img, head, asm, bpp):
     return d + (" [%s]" % where if where else "")
 
 
+def side_spec(text):
+    """LABEL|DIS|QEMU PREFIX|ENV|VL: one side of the comparison."""
+    label, dis, qemu, env, vl = text.split("|")
+    envd = dict(kv.split("=", 1) for kv in env.split(",") if kv)
+    return {"label": label, "dis": dis, "qemu": qemu.split(), "env": envd,
+            "vl": int(vl or 0), "img": "self" if label.startswith("ours") else "libcrypto"}
+
+
 def main(argv):
     import argparse
     ap = argparse.ArgumentParser()
-    ap.add_argument("--qemu", required=True, help="emulator command prefix")
     ap.add_argument("--loop", required=True)
-    ap.add_argument("--dis-self", required=True)
-    ap.add_argument("--dis-crypto", required=True)
+    ap.add_argument("--side", action="append", required=True,
+                    help="LABEL|DISASSEMBLY|QEMU PREFIX|ENV K=V,...|SVE VL (0: any)")
     ap.add_argument("--work", required=True)
-    ap.add_argument("--models", default="cortex-a57,cortex-a53")
+    ap.add_argument("--models", default="cortex-a57,neoverse-n1")
     ap.add_argument("--runs", required=True,
                     help="kind:len,len;... e.g. chacha:16384,448;poly:16384")
     ap.add_argument("--groups", action="store_true")
     a = ap.parse_args(argv)
-    qemu = a.qemu.split()
     models = a.models.split(",")
+    sides = [side_spec(t) for t in a.side]
 
     if a.groups:
-        print("# LLVM 14 -mcpu names with identical llvm-mca output on one mixed"
+        print("# LLVM -mcpu names with identical llvm-mca output on one mixed"
               " NEON/scalar block (same scheduling model):")
         for out, names in model_groups().items():
             print("#   " + " ".join(names))
         print()
 
-    imgs = {"self": Image("self", a.dis_self), "libcrypto": Image("libcrypto", a.dis_crypto)}
-    cands = {n: pass_loops(i) for n, i in imgs.items()}
-    bases = qemu_run(qemu, a.loop, "chacha-ours", 64, 0)
+    imgs, cands = {}, {}
+    for sd in sides:
+        if sd["dis"] not in imgs:
+            imgs[sd["dis"]] = Image(sd["img"], sd["dis"])
+            cands[sd["dis"]] = pass_loops(imgs[sd["dis"]])
+    saved = dict(os.environ)
 
-    rows = []        # (kind, side, desc, bpp, insns/pass, {cpu: c/B}, length)
+    rows = []        # (kind, side, desc, bpp, insns/pass, {cpu: c/B}, length, share)
     seen = set()
     log = os.path.join(a.work, "trace.log")
-    for run in a.runs.split(";"):
-        kind, lens = run.split(":")
-        for length in (int(x) for x in lens.split(",")):
-            for side, img_name in (("ours", "self"), ("openssl", "libcrypto")):
-                img, base = imgs[img_name], bases[img_name]
-                want = {h: v for h, v in cands[img_name].items()
+    for sd in sides:
+        os.environ.clear()
+        os.environ.update(saved)
+        os.environ.update(sd["env"])
+        img, img_name = imgs[sd["dis"]], sd["img"]
+        base = qemu_run(sd["qemu"], a.loop, "chacha-ours", 64, 0)[img_name]
+        who_side = "ours" if img_name == "self" else "openssl"
+        for run in a.runs.split(";"):
+            kind, lens = run.split(":")
+            for length in (int(x) for x in lens.split(",")):
+                want = {h: v for h, v in cands[sd["dis"]].items()
                         if v[1] == kind or (kind == "aead" and v[1] in ("chacha", "poly"))}
                 if not want:
                     continue
@@ -415,9 +458,8 @@ def main(argv):
                         entry, br = img.func_range(h)
                     ranges.append("0x%x..0x%x" % (base + entry, base + br + 3))
                 occ, segs = collections.Counter(), {}
-                runs = [(length, 1), (length, 0)]
-                for ln, it in runs:
-                    qemu_run(qemu, a.loop, "%s-%s" % (kind, side), ln, it, log,
+                for ln, it in [(length, 1), (length, 0)]:
+                    qemu_run(sd["qemu"], a.loop, "%s-%s" % (kind, who_side), ln, it, log,
                              ",".join(ranges))
                     ex = read_trace(log)
                     os.unlink(log)
@@ -429,59 +471,89 @@ def main(argv):
                             segs[h] = ps
                 for h, (br, k, _) in want.items():
                     n_full = occ[(h, length, 1)] - occ[(h, length, 0)]
-                    if (kind, img_name, h) in seen or n_full < 2 or not segs[h]:
+                    if (kind, sd["label"], h) in seen or n_full < 2 or not segs[h]:
                         continue
-                    seen.add((kind, img_name, h))
-                    bpp = static_bytes_per_pass(img, h, br, k)
+                    seen.add((kind, sd["label"], h))
+                    asm = decode(segs[h][(len(segs[h]) - 1) // 2])
+                    bad = [l for l in asm if l.startswith("<undecodable")]
+                    if bad:
+                        print("# skipped %s loop at 0x%x: llvm-mc cannot decode %s"
+                              % (sd["label"], h, bad[0]), file=sys.stderr)
+                        continue
+                    sve = any(re.search(r"\bz\d+\.", l) for l in asm)
+                    # an SVE pass: bytes by the trace (its counts are cntb-based)
+                    bpp = 0 if sve else static_bytes_per_pass(img, h, br, k)
                     if not bpp and n_full >= 8:
                         g = 16 if k == "poly" else 64
-                        bpp = length // n_full // g * g
+                        # an SVE pass: to the nearest whole block (the loop
+                        # head may count one trip more than the passes)
+                        bpp = (round(length / n_full / g) if sve
+                               else length // n_full // g) * g
                     if not bpp:
                         print("# skipped %s loop at 0x%x: bytes per pass unknown"
-                              % (img_name, h), file=sys.stderr)
+                              % (sd["label"], h), file=sys.stderr)
                         continue
-                    seg = segs[h][(len(segs[h]) - 1) // 2]
-                    asm = decode(seg)
                     calls = [l for l in asm if l.startswith(("bl ", "blr ", "ret"))]
                     if calls:
                         print("# warning: a pass of 0x%x calls out (%s): llvm-mca gives"
                               " calls 100 cycles" % (h, calls[0]), file=sys.stderr)
-                    with open(os.path.join(a.work, "%s-%s-%x.s" % (kind, side, h)), "w") as f:
+                    with open(os.path.join(a.work, "%s-%s-%x.s" % (kind, sd["label"], h)),
+                              "w") as f:
                         f.write("\n".join(asm) + "\n")
-                    cyc = {c: mca_cycles("\n".join(asm) + "\n", c) / bpp for c in models}
-                    rows.append((kind, side, describe(k, img_name, img, h, asm, bpp),
-                                 bpp, len(seg), cyc, length,
+                    cyc = {}
+                    for c in models:
+                        v = mca_cycles("\n".join(asm) + "\n", c, sd["vl"])
+                        cyc[c] = None if v is None else v / bpp
+                    rows.append((kind, sd["label"],
+                                 describe(k, img_name, img, h, asm, bpp, sve),
+                                 bpp, len(asm), cyc, length,
                                  min(1.0, n_full * bpp / length)))
-    return rows, models
+    os.environ.clear()
+    os.environ.update(saved)
+    return rows, models, [sd["label"] for sd in sides]
+
+
+def fmt(v, w=11, p=2):
+    return "%*s" % (w, "-") if v is None else "%*.*f" % (w, p, v)
 
 
 if __name__ == "__main__":
-    rows, models = main(sys.argv[1:])
-    w = max([len(r[2]) for r in rows] + [20])
+    rows, models, labels = main(sys.argv[1:])
+    w = max([len(r[2]) + len(r[1]) + 3 for r in rows] + [20])
     print("%-*s %7s %7s %8s %5s" % (w, "# loop (steady-state pass)", "B/pass", "insn/B",
                                      "seen at", "share")
           + "".join(" %11s" % m for m in models))
     last = None
-    for kind, side, desc, bpp, n, cyc, length, share in rows:
-        if kind != last:
-            print("## %s" % {"chacha": "ChaCha20", "poly": "Poly1305",
-                             "aead": "ChaCha20-Poly1305 (encrypt)"}[kind])
-            last = kind
-        print("%-*s %7d %7.2f %8d %5.2f" % (w, desc, bpp, n / bpp, length, share)
-              + "".join(" %11.2f" % cyc[m] for m in models))
-    # ratios at the longest length of each kind: ours / OpenSSL's, steady
-    # state: per side, the loop covering most bytes of each primitive (a
-    # stitched AEAD loop stands for both)
+    kinds = {"chacha": "ChaCha20", "poly": "Poly1305", "aead": "ChaCha20-Poly1305 (encrypt)"}
+    for kind in ("chacha", "poly", "aead"):
+        for r in rows:
+            if r[0] != kind:
+                continue
+            if kind != last:
+                print("## %s" % kinds[kind])
+                last = kind
+            _, side, desc, bpp, n, cyc, length, share = r
+            print("%-*s %7d %7.2f %8d %5.2f" % (w, "[%s] %s" % (side, desc), bpp, n / bpp,
+                                                 length, share)
+                  + "".join(fmt(cyc[m]) for m in models))
+    # ratios at the longest length of each kind, steady state: per side, the
+    # loop covering most bytes of each primitive (a stitched AEAD loop stands
+    # for both; else its ChaCha20 + Poly1305 loops)
     print()
-    print("# ours / OpenSSL's, steady-state loops at the longest length (per side the"
-          " loop covering most bytes; AEAD: a stitched loop, or ChaCha20 + Poly1305)")
+    print("# cycles/byte of the steady-state loops at the longest length (per side the"
+          " loop covering most bytes; AEAD: a stitched loop, or ChaCha20 + Poly1305);"
+          " ours = best of our sides (SVE at the model's vector length),"
+          " OpenSSL best = best of 3.0 and 3.5")
+    print("%-8s %7s %-13s %-22s %7s %7s %7s %9s %9s %9s" % (
+        "# kind", "bytes", "model", "ours (side)", "3.0", "3.5", "best",
+        "ours/3.0", "ours/3.5", "ours/best"))
     for kind in ("chacha", "poly", "aead"):
         ks = [r for r in rows if r[0] == kind]
         if not ks:
             continue
         top_len = max(r[6] for r in ks)
         pick = {}
-        for side in ("ours", "openssl"):
+        for side in labels:
             comp = {}
             for r in ks:
                 if r[1] != side or r[6] != top_len:
@@ -489,9 +561,25 @@ if __name__ == "__main__":
                 c = "aead" if "stitched" in r[2] else "poly" if "Poly1305" in r[2] else "chacha"
                 if c not in comp or r[7] > comp[c][7]:
                     comp[c] = r
-            pick[side] = [comp["aead"]] if "aead" in comp else list(comp.values())
+            if comp:
+                pick[side] = [comp["aead"]] if "aead" in comp else list(comp.values())
         for m in models:
-            o = sum(r[5][m] for r in pick["ours"])
-            t = sum(r[5][m] for r in pick["openssl"])
-            if o and t:
-                print("%-8s at %6d B  %-12s %.2f / %.2f = %.3f" % (kind, top_len, m, o, t, o / t))
+            val = {}
+            for side, rs in pick.items():
+                vs = [r[5][m] for r in rs]
+                if kind == "aead" and len(rs) == 1 and "stitched" not in rs[0][2]:
+                    continue        # half of a two-loop AEAD
+                val[side] = None if any(v is None for v in vs) else sum(vs)
+            ours = [(v, s) for s, v in val.items() if s.startswith("ours") and v is not None]
+            o30 = [v for s, v in val.items() if s.startswith("openssl-3.0") and v is not None]
+            o35 = [v for s, v in val.items() if s.startswith("openssl-3.5") and v is not None]
+            if not ours or not (o30 or o35):
+                continue
+            ov, os_ = min(ours)
+            t30 = min(o30) if o30 else None
+            t35 = min(o35) if o35 else None
+            best = min(v for v in (t30, t35) if v is not None)
+            print("%-8s %7d %-13s %-22s %s %s %s %s %s %s" % (
+                kind, top_len, m, "%.2f (%s)" % (ov, os_), fmt(t30, 7), fmt(t35, 7),
+                fmt(best, 7), fmt(ov / t30 if t30 else None, 9, 3),
+                fmt(ov / t35 if t35 else None, 9, 3), fmt(ov / best, 9, 3)))

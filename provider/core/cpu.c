@@ -86,10 +86,18 @@ static unsigned int detect_caps(void)
     return caps;
 }
 #elif defined(__aarch64__)
+# ifndef HWCAP_SVE
+#  define HWCAP_SVE (1 << 22)
+# endif
+# ifndef HWCAP2_SVE2
+#  define HWCAP2_SVE2 (1 << 1)
+# endif
 static unsigned int detect_caps(void)
 {
     /* Advanced SIMD is mandatory on AArch64 Linux */
-    return CHACHA_CAP_NEON;
+    return CHACHA_CAP_NEON
+           | ((getauxval(AT_HWCAP) & HWCAP_SVE) && (getauxval(AT_HWCAP2) & HWCAP2_SVE2)
+              ? CHACHA_CAP_SVE2 : 0);
 }
 #elif defined(__arm__)
 # ifndef HWCAP_NEON

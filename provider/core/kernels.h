@@ -25,11 +25,17 @@
 #else
 # define CHACHA_BUILT_AARCH64(...)
 #endif
+#if defined(CHACHA_HAVE_SVE2)
+# define CHACHA_BUILT_SVE2(...) __VA_ARGS__
+#else
+# define CHACHA_BUILT_SVE2(...)
+#endif
 #define CHACHA_BUILT_ANY(...) __VA_ARGS__
 
 #define CHACHA_ARCH_X86_64 "x86_64"
 #define CHACHA_ARCH_ARM "arm"
 #define CHACHA_ARCH_AARCH64 "arm"
+#define CHACHA_ARCH_SVE2 "arm"
 #define CHACHA_ARCH_ANY ""
 
 #if defined(__x86_64__) || defined(_M_X64)

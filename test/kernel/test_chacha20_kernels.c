@@ -21,6 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#if defined(__aarch64__)
+# include <sys/auxv.h>
+#endif
 #include <unistd.h>
 #include <openssl/evp.h>
 #include "registry.h"
@@ -540,6 +543,10 @@ int main(void)
                          | CHACHA_CAP_AVX512BW;
 #elif defined(CHACHA_HAVE_NEON) && defined(__aarch64__)
         want_caps |= CHACHA_CAP_NEON;
+# if defined(CHACHA_HAVE_SVE2)
+        if ((getauxval(AT_HWCAP) & (1 << 22)) && (getauxval(AT_HWCAP2) & (1 << 1)))
+            want_caps |= CHACHA_CAP_SVE2;     /* HWCAP_SVE, HWCAP2_SVE2 */
+# endif
 #endif
     }
     if ((want_caps & ran_caps) != want_caps)

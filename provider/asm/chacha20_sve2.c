@@ -1,0 +1,278 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * ChaCha20 with SVE2 intrinsics (AArch64), vector-length agnostic: built
+ * with -march=armv8-a+sve2 (this file only) and chosen only when the kernel
+ * reports SVE and SVE2 (HWCAP_SVE, HWCAP2_SVE2; core/cpu.c).
+ *
+ * Vertical layout, as the NEON kernel's 4-block passes: z<i> holds word i
+ * of VL/32 blocks, one 32-bit lane per block, so a pass is 16 vectors (16 *
+ * VL/8 bytes: 256 at 128-bit vectors, 512 at 256, 1024 at 512; with the
+ * scalar block 320, 576, 1088) and the rounds need no lane shuffles. Every rotation is one XAR (exclusive-or and
+ * rotate right), so a quarter round is 8 instructions, where NEON needs 14
+ * (eor + rev32 / shl + sri / tbl).
+ *
+ * After the rounds the 16 word vectors become 16 vectors of keystream in
+ * memory order by a perfect-shuffle network of ZIP1/ZIP2, which works for
+ * every vector length because ZIP takes whole vector halves: one level on
+ * 32-bit lanes pairs words (2m, 2m+1) of each block (the low halves: the
+ * first VL/64 blocks, the high halves: the rest), then three levels on
+ * 64-bit lanes interleave the eight pairs of each block in order (pairs m
+ * and m + 4, then the results two apart, then one apart). 64 permutes a
+ * pass, against 640 round instructions.
+ *
+ * One scalar block per pass rides along on the integer pipes. Input below
+ * 1025 bytes, and what is left after the whole passes, goes to the NEON
+ * kernel.
+ */
+#include <arm_sve.h>
+#include "kernel.h"
+#include "util.h"
+
+#if !defined(__ARM_FEATURE_SVE2)
+# error "chacha20_sve2.c needs SVE2: build it with -march=armv8-a+sve2"
+#endif
+#if defined(__ARM_BIG_ENDIAN)
+# error "chacha20_sve2.c assumes little-endian lanes"
+#endif
+
+extern const chacha20_kernel chacha20_neon_kernel;
+
+#define SVE_INLINE static inline __attribute__((always_inline))
+
+/* a += b; d = (d ^ a) <<< n, the rotation as XAR's right rotation by 32 - n */
+#define QSTEP(a, b, d, n) \
+    do { \
+        a = svadd_u32_x(pg, a, b); \
+        d = svxar_n_u32(d, a, 32 - (n)); \
+    } while (0)
+
+/*
+ * Four quarter rounds side by side, step by step (each step of one quarter
+ * round depends on the step before; the four are independent).
+ */
+#define QROUND4(a0, b0, c0, d0, a1, b1, c1, d1, a2, b2, c2, d2, a3, b3, c3, d3) \
+    do { \
+        QSTEP(a0, b0, d0, 16); QSTEP(a1, b1, d1, 16); \
+        QSTEP(a2, b2, d2, 16); QSTEP(a3, b3, d3, 16); \
+        QSTEP(c0, d0, b0, 12); QSTEP(c1, d1, b1, 12); \
+        QSTEP(c2, d2, b2, 12); QSTEP(c3, d3, b3, 12); \
+        QSTEP(a0, b0, d0, 8); QSTEP(a1, b1, d1, 8); \
+        QSTEP(a2, b2, d2, 8); QSTEP(a3, b3, d3, 8); \
+        QSTEP(c0, d0, b0, 7); QSTEP(c1, d1, b1, 7); \
+        QSTEP(c2, d2, b2, 7); QSTEP(c3, d3, b3, 7); \
+    } while (0)
+
+#define U64(x) svreinterpret_u64_u32(x)
+
+/*
+ * Keystream of eight pair vectors (p[m]: words 2m, 2m+1 of VL/64 blocks) in
+ * memory order, xored with in[] into out[]: eight vectors, VL/64 blocks.
+ */
+SVE_INLINE void emit_half(uint8_t *out, const uint8_t *in, svbool_t pb,
+                          svuint64_t p0, svuint64_t p1, svuint64_t p2,
+                          svuint64_t p3, svuint64_t p4, svuint64_t p5,
+                          svuint64_t p6, svuint64_t p7)
+{
+    /* level 1: pairs m and m + 4 */
+    svuint64_t e0 = svzip1_u64(p0, p4), e1 = svzip2_u64(p0, p4);
+    svuint64_t f0 = svzip1_u64(p1, p5), f1 = svzip2_u64(p1, p5);
+    svuint64_t g0 = svzip1_u64(p2, p6), g1 = svzip2_u64(p2, p6);
+    svuint64_t h0 = svzip1_u64(p3, p7), h1 = svzip2_u64(p3, p7);
+    /* level 2: pairs 0, 2, 4, 6 and 1, 3, 5, 7 of each block */
+    svuint64_t ev00 = svzip1_u64(e0, g0), ev01 = svzip2_u64(e0, g0);
+    svuint64_t ev10 = svzip1_u64(e1, g1), ev11 = svzip2_u64(e1, g1);
+    svuint64_t od00 = svzip1_u64(f0, h0), od01 = svzip2_u64(f0, h0);
+    svuint64_t od10 = svzip1_u64(f1, h1), od11 = svzip2_u64(f1, h1);
+
+    /* level 3: pairs 0..7 of each block in order, out in memory order
+       (vector k at k vector lengths: the vnum forms, no pointer arithmetic,
+       which GCC 12's UBSan instrumentation crashed on) */
+#define EMIT(k, v) \
+    svst1_vnum_u8(pb, out, k, \
+                  sveor_u8_x(pb, svld1_vnum_u8(pb, in, k), svreinterpret_u8_u64(v)))
+    EMIT(0, svzip1_u64(ev00, od00));
+    EMIT(1, svzip2_u64(ev00, od00));
+    EMIT(2, svzip1_u64(ev01, od01));
+    EMIT(3, svzip2_u64(ev01, od01));
+    EMIT(4, svzip1_u64(ev10, od10));
+    EMIT(5, svzip2_u64(ev10, od10));
+    EMIT(6, svzip1_u64(ev11, od11));
+    EMIT(7, svzip2_u64(ev11, od11));
+#undef EMIT
+}
+
+static const uint32_t sigma[4] = {
+    0x61707865, 0x3320646e, 0x79622d32, 0x6b206574    /* "expand 32-byte k" */
+};
+
+/*
+ * One scalar block per pass beside the vector ones (CHACHA_SVE2_SCALAR, 1
+ * or 0), on the integer pipes the vector rounds leave idle; its steps are
+ * interleaved with the vector ones in the source (the compiler keeps the
+ * order roughly, out-of-order cores do the rest).
+ */
+#ifndef CHACHA_SVE2_SCALAR
+# define CHACHA_SVE2_SCALAR 1
+#endif
+
+#define ROTL32(v, n) (((v) << (n)) | ((v) >> (32 - (n))))
+#define SSTEP(a, b, d, n) do { a += b; d ^= a; d = ROTL32(d, n); } while (0)
+#define SQUARTER(a, b, c, d) \
+    do { \
+        SSTEP(a, b, d, 16); SSTEP(c, d, b, 12); \
+        SSTEP(a, b, d, 8); SSTEP(c, d, b, 7); \
+    } while (0)
+
+#define SET_INIT(x, c) \
+    svuint32_t x##0 = svdup_n_u32(sigma[0]), x##1 = svdup_n_u32(sigma[1]); \
+    svuint32_t x##2 = svdup_n_u32(sigma[2]), x##3 = svdup_n_u32(sigma[3]); \
+    svuint32_t x##4 = svdup_n_u32(key[0]), x##5 = svdup_n_u32(key[1]); \
+    svuint32_t x##6 = svdup_n_u32(key[2]), x##7 = svdup_n_u32(key[3]); \
+    svuint32_t x##8 = svdup_n_u32(key[4]), x##9 = svdup_n_u32(key[5]); \
+    svuint32_t x##10 = svdup_n_u32(key[6]), x##11 = svdup_n_u32(key[7]); \
+    svuint32_t x##12 = (c), x##13 = svdup_n_u32(counter[1]); \
+    svuint32_t x##14 = svdup_n_u32(counter[2]), x##15 = svdup_n_u32(counter[3])
+
+#define FF(x, v) x = svadd_u32_x(pg, x, v)
+
+/*
+ * n whole passes of 16 * VL/8 (+ 64 with the scalar block) bytes from
+ * block counter[0]. The state words are broadcast again from key[] and
+ * counter[] for each pass and for the feed-forward, so that the rounds hold
+ * only the 16 working vectors: nothing spills (only d8-d15 are saved).
+ */
+static __attribute__((noinline)) void
+sve2_passes(uint8_t *out, const uint8_t *in, size_t n, const uint32_t key[8],
+            const uint32_t counter[4])
+{
+    const svbool_t pg = svptrue_b32(), pb = svptrue_b8();
+    const size_t half = 8 * svcntb(), vbytes = 16 * svcntb();
+    const uint32_t step = (uint32_t)svcntw();
+    svuint32_t ctr = svindex_u32(counter[0], 1);
+#if CHACHA_SVE2_SCALAR
+    uint32_t sctr = counter[0] + step;
+#endif
+
+    for (; n > 0; n--) {
+        SET_INIT(x, ctr);
+        int i;
+#if CHACHA_SVE2_SCALAR
+        uint32_t s0 = sigma[0], s1 = sigma[1], s2 = sigma[2], s3 = sigma[3];
+        uint32_t s4 = key[0], s5 = key[1], s6 = key[2], s7 = key[3];
+        uint32_t s8 = key[4], s9 = key[5], s10 = key[6], s11 = key[7];
+        uint32_t s12 = sctr, s13 = counter[1], s14 = counter[2], s15 = counter[3];
+#endif
+
+        for (i = 0; i < 10; i++) {
+            QROUND4(x0, x4, x8, x12, x1, x5, x9, x13,
+                    x2, x6, x10, x14, x3, x7, x11, x15);
+#if CHACHA_SVE2_SCALAR
+            SQUARTER(s0, s4, s8, s12); SQUARTER(s1, s5, s9, s13);
+            SQUARTER(s2, s6, s10, s14); SQUARTER(s3, s7, s11, s15);
+#endif
+            QROUND4(x0, x5, x10, x15, x1, x6, x11, x12,
+                    x2, x7, x8, x13, x3, x4, x9, x14);
+#if CHACHA_SVE2_SCALAR
+            SQUARTER(s0, s5, s10, s15); SQUARTER(s1, s6, s11, s12);
+            SQUARTER(s2, s7, s8, s13); SQUARTER(s3, s4, s9, s14);
+#endif
+        }
+        /* feed-forward, then level 0 of the network: words 2m, 2m+1 */
+        FF(x0, svdup_n_u32(sigma[0])); FF(x1, svdup_n_u32(sigma[1]));
+        FF(x2, svdup_n_u32(sigma[2])); FF(x3, svdup_n_u32(sigma[3]));
+        FF(x4, svdup_n_u32(key[0])); FF(x5, svdup_n_u32(key[1]));
+        FF(x6, svdup_n_u32(key[2])); FF(x7, svdup_n_u32(key[3]));
+        FF(x8, svdup_n_u32(key[4])); FF(x9, svdup_n_u32(key[5]));
+        FF(x10, svdup_n_u32(key[6])); FF(x11, svdup_n_u32(key[7]));
+        FF(x12, ctr); FF(x13, svdup_n_u32(counter[1]));
+        FF(x14, svdup_n_u32(counter[2])); FF(x15, svdup_n_u32(counter[3]));
+        emit_half(out, in, pb,
+                  U64(svzip1_u32(x0, x1)), U64(svzip1_u32(x2, x3)),
+                  U64(svzip1_u32(x4, x5)), U64(svzip1_u32(x6, x7)),
+                  U64(svzip1_u32(x8, x9)), U64(svzip1_u32(x10, x11)),
+                  U64(svzip1_u32(x12, x13)), U64(svzip1_u32(x14, x15)));
+        emit_half(out + half, in + half, pb,
+                  U64(svzip2_u32(x0, x1)), U64(svzip2_u32(x2, x3)),
+                  U64(svzip2_u32(x4, x5)), U64(svzip2_u32(x6, x7)),
+                  U64(svzip2_u32(x8, x9)), U64(svzip2_u32(x10, x11)),
+                  U64(svzip2_u32(x12, x13)), U64(svzip2_u32(x14, x15)));
+#if CHACHA_SVE2_SCALAR
+        {
+            const uint32_t w[16] = {
+                s0 + sigma[0], s1 + sigma[1], s2 + sigma[2], s3 + sigma[3],
+                s4 + key[0], s5 + key[1], s6 + key[2], s7 + key[3],
+                s8 + key[4], s9 + key[5], s10 + key[6], s11 + key[7],
+                s12 + sctr, s13 + counter[1], s14 + counter[2], s15 + counter[3]
+            };
+            /* the keystream words, little-endian, xored 16 bytes at a time
+               (a vector register: nothing of it is left on the stack) */
+            svbool_t p16 = svwhilelt_b8_u32(0, 16);
+
+            for (i = 0; i < 4; i++) {
+                svuint8_t k = svreinterpret_u8_u32(svld1_u32(svwhilelt_b32_u32(0, 4),
+                                                             w + 4 * i));
+                svst1_u8(p16, out + vbytes + 16 * i,
+                         sveor_u8_x(p16, svld1_u8(p16, in + vbytes + 16 * i), k));
+            }
+        }
+        sctr += step + 1;
+        ctr = svadd_n_u32_x(pg, ctr, step + 1);
+        out += vbytes + 64;
+        in += vbytes + 64;
+#else
+        ctr = svadd_n_u32_x(pg, ctr, step);
+        out += vbytes;
+        in += vbytes;
+#endif
+    }
+}
+#undef FF
+
+#define PASS_BYTES (16 * svcntb() + 64 * CHACHA_SVE2_SCALAR)
+#define PASS_BLOCKS (svcntw() + CHACHA_SVE2_SCALAR)
+
+/*
+ * From 1025 bytes, as the NEON kernel's hybrid passes: shorter input keeps
+ * the NEON kernel's short paths and their instruction counts (an SVE2 pass
+ * executes 5.9 instructions a byte at 128-bit vectors, the NEON 4-block
+ * pass 5.2).
+ */
+#define SVE2_MIN_LEN 1025
+
+/* Whole passes, then the rest (out of line: the short path stays a leaf). */
+static __attribute__((noinline)) void
+xor_long(uint8_t *out, const uint8_t *in, size_t len, const uint32_t key[8],
+         const uint32_t counter[4])
+{
+    const size_t pass = PASS_BYTES, n = len / pass;
+    const uint32_t ctr[4] = {
+        counter[0] + (uint32_t)(n * PASS_BLOCKS), counter[1], counter[2],
+        counter[3]
+    };
+
+    sve2_passes(out, in, n, key, counter);
+#if CHACHA_SVE2_SCALAR
+    /* the scalar block's words: GCC spills some of them (test_stack_residue
+       checks) */
+    chacha_burn_stack(1024);
+#endif
+    if (len > n * pass)
+        chacha20_neon_kernel.xor_stream(out + n * pass, in + n * pass,
+                                        len - n * pass, key, ctr);
+}
+
+static void chacha20_xor_sve2(uint8_t *out, const uint8_t *in, size_t len,
+                              const uint32_t key[8], const uint32_t counter[4])
+{
+    /* the length test first: the short path is 7 instructions to neon's */
+    if (len < SVE2_MIN_LEN || len < PASS_BYTES)
+        chacha20_neon_kernel.xor_stream(out, in, len, key, counter);
+    else
+        xor_long(out, in, len, key, counter);
+}
+
+const chacha20_kernel chacha20_sve2_kernel = {
+    .name = "sve2",
+    .caps = CHACHA_CAP_NEON | CHACHA_CAP_SVE2,
+    .xor_stream = chacha20_xor_sve2,
+};
