@@ -27,6 +27,8 @@
  * AAD and text lengths and up to 7 cut points each. Buffers are heap blocks
  * of the exact length, so ASan sees any byte read or written past them.
  * A difference prints the primitive, kernels and lengths, then aborts.
+ * FUZZ_CORE_NEGATIVE=1 (the smoke run's negative control) flips a bit of the
+ * first kernel's output in each primitive: every input with a text must abort.
  *
  * Build: --enable-fuzzing (CC=clang), `make fuzz/fuzz_core`; fuzz/long.sh and
  * fuzz/run-smoke.sh run it.
@@ -64,7 +66,7 @@ static const chacha20_kernel *cks[2][MAXK];
 static const poly1305_kernel *pks[2][MAXK];
 static chacha20_poly1305_kernel fks[2][2 * MAXK];
 static size_t ncks[2], npks[2], nfks[2];
-static int emu_always;
+static int emu_always, negative;
 /* this input's lists */
 static const chacha20_kernel *const *ck;
 static const poly1305_kernel *const *pk;
@@ -222,6 +224,8 @@ static void do_stream(const job *j, int x)
         snprintf(who, sizeof(who), "chacha20=%s scalar_blocks=%u hybrid=%d inplace=%d",
                  ck[i]->name, j->scalar_blocks, j->hybrid, j->inplace);
         stream_run(j, ck[i], x, j->scalar_blocks, j->hybrid, j->out, 1);
+        if (negative && i == 0 && j->len > 0)
+            j->out[j->len - 1] ^= 0x10;
         cmp("keystream xor", j->out, j->ref, j->len);
     }
     if (x) {
@@ -270,6 +274,8 @@ static void do_poly(const job *j)
         poly1305_init(&ctx, pk[i], j->key);
         FOR_PIECES(j, j->len, pos, n, poly1305_update(&ctx, j->in + pos, n));
         poly1305_final(&ctx, tag);
+        if (negative && i == 0)
+            tag[15] ^= 0x10;
         cmp("tag", tag, want, 16);
     }
 }
@@ -320,6 +326,8 @@ static void aead_check(const job *j, chacha_aead *a, int x, const uint8_t want_t
     uint8_t tag[16];
 
     aead_once(j, a, x, 1, j->in, j->out, tag);
+    if (negative)
+        tag[0] ^= 0x10;
     cmp("sealed text", j->out, j->ref, j->len);
     cmp("seal tag", tag, want_tag, 16);
     aead_once(j, a, x, 0, j->ref, j->out, tag);
@@ -425,6 +433,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     for (i = 0; emu_fused_kernels[i] != NULL; i++)
         add_fused(0, emu_fused_kernels[i]);
     emu_always = strcmp(cks[1][0]->name, "avx512") != 0;
+    negative = getenv("FUZZ_CORE_NEGATIVE") != NULL
+               && strcmp(getenv("FUZZ_CORE_NEGATIVE"), "1") == 0;
     fprintf(stderr, "fuzz_core: chacha20:");
     for (i = 0; i < ncks[0]; i++)
         fprintf(stderr, " %s%s", cks[0][i]->name, i >= ncks[1] ? "(emulated)" : "");

@@ -114,6 +114,17 @@ else
     fail=$((fail + 1)); echo "FAIL - fuzz_core (exit $rc, log $log)"
     grep -A40 -E 'DIFFERENTIAL FAILURE|ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error' "$log" | head -n 60
 fi
+# negative control: with a bit of each first kernel's output flipped, the
+# core target must report a difference within a few hundred inputs
+log=$build/run-core-negative.log
+rm -rf "$build/work-core-negative" && mkdir -p "$build/work-core-negative"
+FUZZ_CORE_NEGATIVE=1 "$build/fuzz/fuzz_core" -runs=2000 -max_len=1024 \
+    -artifact_prefix="$build/work-core-negative/" "$build/work-core-negative" >"$log" 2>&1
+if [ $? -ne 0 ] && grep -q 'CORE DIFFERENTIAL FAILURE' "$log"; then
+    pass=$((pass + 1)); echo "ok - fuzz_core negative control: a flipped output bit is reported"
+else
+    fail=$((fail + 1)); echo "FAIL - fuzz_core negative control: no difference reported (log $log)"
+fi
 if [ -d "$here/corpus-core-min" ]; then
     log=$build/replay-core.log
     mkdir -p "$build/replay-core-scratch"
