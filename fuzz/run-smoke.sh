@@ -8,7 +8,11 @@
 # Poly1305 on auto, then every other Poly1305 kernel), SECONDS (default 60)
 # split between the runs. Prints execs and coverage per run; exits non-zero on
 # any crash or differential failure; ends with "fuzz: N passed, N failed" (one
-# check per kernel run).
+# check per kernel run). Then fuzz_core (the cores and kernels directly,
+# against the portable kernel and libsodium) for FUZZ_CORE_SECONDS (default
+# 10), and the committed corpora replayed input by input: fuzz/corpus-min and
+# fuzz/regressions through fuzz_differential, fuzz/corpus-core-min through
+# fuzz_core.
 #
 #   fuzz/run-smoke.sh [SECONDS]
 # Environment: CC (default clang), FUZZ_BUILD (build dir, default
@@ -44,7 +48,7 @@ echo "# building the instrumented module and the fuzzer in $build"
 if ! (cd "$build" &&
       { [ -f Makefile ] || "$top/configure" -q CC="$CC" CFLAGS="-g -O1" \
             --enable-sanitizers --enable-fuzzing >configure.log 2>&1; } &&
-      make -j"${JOBS:-2}" chacha.la fuzz/fuzz_differential test/kernel/list_kernels \
+      make -j"${JOBS:-2}" chacha.la fuzz/fuzz_differential fuzz/fuzz_core test/kernel/list_kernels \
           >make.log 2>&1); then
     tail -n 30 "$build"/configure.log "$build"/make.log 2>/dev/null
     echo "run-smoke: build failed"; fail=1; finish
@@ -93,6 +97,49 @@ for run in $runs; do
         [ -n "$a" ] && echo "# reproduce: CHACHA_PROVIDER_IMPL=$c OPENSSL_MODULES=$build/.libs $build/fuzz/fuzz_differential $a"
     fi
 done
+
+# the core target: every kernel at once, kernels not forced
+log=$build/run-core.log
+mkdir -p "$build/work-core"
+"$build/fuzz/fuzz_core" -max_total_time="${FUZZ_CORE_SECONDS:-10}" -print_final_stats=1 \
+    -max_len=1024 -timeout=20 -rss_limit_mb=2048 -artifact_prefix="$build/artifacts/core-" \
+    ${FUZZ_ARGS:-} "$build/work-core" >"$log" 2>&1
+rc=$?
+execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+eps=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
+echo "# fuzz_core: ${execs:-?} execs (${eps:-?}/s), $(grep -m1 '^fuzz_core:' "$log")"
+if [ $rc -eq 0 ] && grep -q '^Done [0-9]* runs' "$log"; then
+    pass=$((pass + 1)); echo "ok - fuzz_core (every kernel vs portable and libsodium)"
+else
+    fail=$((fail + 1)); echo "FAIL - fuzz_core (exit $rc, log $log)"
+    grep -A40 -E 'DIFFERENTIAL FAILURE|ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error' "$log" | head -n 60
+fi
+# negative control: with a bit of each first kernel's output flipped, the
+# core target must report a difference within a few hundred inputs
+log=$build/run-core-negative.log
+rm -rf "$build/work-core-negative" && mkdir -p "$build/work-core-negative"
+FUZZ_CORE_NEGATIVE=1 "$build/fuzz/fuzz_core" -runs=2000 -max_len=1024 \
+    -artifact_prefix="$build/work-core-negative/" "$build/work-core-negative" >"$log" 2>&1
+if [ $? -ne 0 ] && grep -q 'CORE DIFFERENTIAL FAILURE' "$log"; then
+    pass=$((pass + 1)); echo "ok - fuzz_core negative control: a flipped output bit is reported"
+else
+    fail=$((fail + 1)); echo "FAIL - fuzz_core negative control: no difference reported (log $log)"
+fi
+if [ -d "$here/corpus-core-min" ]; then
+    log=$build/replay-core.log
+    mkdir -p "$build/replay-core-scratch"
+    "$build/fuzz/fuzz_core" -runs=0 -max_len=16384 -timeout=20 -rss_limit_mb=2048 \
+        -artifact_prefix="$build/artifacts/core-" "$build/replay-core-scratch" \
+        "$here/corpus-core-min" >"$log" 2>&1
+    rc=$?
+    n=$(ls "$here/corpus-core-min" | wc -l)
+    if [ $rc -eq 0 ]; then
+        pass=$((pass + 1)); echo "ok - replay of fuzz/corpus-core-min ($n inputs)"
+    else
+        fail=$((fail + 1)); echo "FAIL - replay of fuzz/corpus-core-min (exit $rc, log $log)"
+        grep -A40 -E 'DIFFERENTIAL FAILURE|ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error' "$log" | head -n 60
+    fi
+fi
 
 # the committed minimized corpus of the long campaign (fuzz/long.sh) and the
 # regressions, every input once, kernels on auto: one check

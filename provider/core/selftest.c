@@ -12,6 +12,7 @@
  * ciphertext is the keystream from block 1) were computed with OpenSSL's
  * ChaCha20 and ChaCha20-Poly1305 (python3-cryptography 48, its own OpenSSL).
  */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 #include "poly1305_stream.h"
 #include "aead.h"
 #include "xchacha.h"
+#include "registry.h"
 #include "selftest.h"
 
 #define LONG_TEXT 8256   /* >= every fused kernel's min_len, plus a block */
@@ -357,6 +359,71 @@ int chacha_selftest_run(const chacha20_kernel *chacha, const poly1305_kernel *po
             ok = aead_vector_run(&rs, &a, &aead_vectors[i], buf);
     chacha_wipe(&a, sizeof(a));
     return ok;
+}
+
+/*
+ * The kernel combinations that passed in this process: a key per
+ * combination (registry positions, the short-path rule) in a fixed table of
+ * atomics, filled lock-free (no allocation, nothing to fail). A kernel is
+ * code: what passed once passes again in the same process, so a second
+ * library context loads without the tests. Kernels outside the registry
+ * (the tests' emulated ones) are never remembered.
+ */
+#define PASSED_SLOTS 16
+static _Atomic uint32_t passed[PASSED_SLOTS];
+
+static int registry_pos(const void *const *list, const void *k)
+{
+    int i;
+
+    for (i = 0; i < 15 && list[i] != NULL; i++)
+        if (list[i] == k)
+            return i;
+    return -1;
+}
+
+/* 0: not rememberable */
+static uint32_t combination_key(const chacha20_kernel *chacha,
+                                const poly1305_kernel *poly,
+                                const chacha20_poly1305_kernel *fused,
+                                unsigned int scalar_blocks, int hybrid)
+{
+    int c = registry_pos((const void *const *)chacha20_kernels, chacha);
+    int p = registry_pos((const void *const *)poly1305_kernels, poly);
+    int f = fused == NULL ? -1
+            : registry_pos((const void *const *)chacha20_poly1305_kernels, fused);
+
+    if (c < 0 || p < 0 || (fused != NULL && f < 0) || scalar_blocks > 15)
+        return 0;
+    return 1u + ((uint32_t)c | (uint32_t)p << 4 | (uint32_t)(f + 1) << 8
+                 | scalar_blocks << 12 | (uint32_t)(hybrid != 0) << 16);
+}
+
+int chacha_selftest_run_once(const chacha20_kernel *chacha, const poly1305_kernel *poly,
+                             const chacha20_poly1305_kernel *fused,
+                             unsigned int scalar_blocks, int hybrid,
+                             chacha_selftest_failure *fail, int *ran)
+{
+    uint32_t key = combination_key(chacha, poly, fused, scalar_blocks, hybrid), v;
+    int i;
+
+    *ran = 0;
+    for (i = 0; key != 0 && i < PASSED_SLOTS; i++) {
+        v = atomic_load(&passed[i]);
+        if (v == key)
+            return 1;
+        if (v == 0)
+            break;
+    }
+    *ran = 1;
+    if (!chacha_selftest_run(chacha, poly, fused, scalar_blocks, hybrid, NULL, fail))
+        return 0;
+    for (i = 0; key != 0 && i < PASSED_SLOTS; i++) {
+        v = 0;
+        if (atomic_compare_exchange_strong(&passed[i], &v, key) || v == key)
+            break;
+    }
+    return 1;
 }
 
 #ifdef CHACHA_TEST_BROKEN_KERNEL

@@ -38,6 +38,19 @@ int chacha_selftest_run(const chacha20_kernel *chacha, const poly1305_kernel *po
                         const chacha_selftest_hooks *hooks,
                         chacha_selftest_failure *fail);
 
+/*
+ * The same without hooks, once per process per kernel combination: a
+ * combination that passed before in this process (any library context,
+ * any thread) returns 1 at once with *ran = 0; else the tests run (*ran =
+ * 1) and a pass is remembered. Failures are never remembered: a failing
+ * combination fails every time. For the tests at load; on demand, and with
+ * an application's self-test callback, chacha_selftest_run() runs them.
+ */
+int chacha_selftest_run_once(const chacha20_kernel *chacha, const poly1305_kernel *poly,
+                             const chacha20_poly1305_kernel *fused,
+                             unsigned int scalar_blocks, int hybrid,
+                             chacha_selftest_failure *fail, int *ran);
+
 #ifdef CHACHA_TEST_BROKEN_KERNEL
 /*
  * TEST ONLY (--enable-test-broken-kernel): the bit the stream layer flips in

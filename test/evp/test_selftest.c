@@ -11,7 +11,10 @@
  *    update, final and dup, each with the reason on the error queue; the
  *    default provider in the same library context is not affected;
  *  - a corrupted answer at load refuses the load, naming kernel and vector;
- *  - the self-test's cost, at load (in the debug trace) and warm.
+ *  - the self-test's cost, at load (in the debug trace) and warm;
+ *  - what a load costs in three fresh library contexts in a row, the first
+ *    cold (--load-cost: only that; CHACHA_PROVIDER_DEBUG=1 adds the module's
+ *    self-test time per load, "not rerun" once a combination has passed).
  * With --broken-after-load (the --enable-test-broken-kernel build, run with
  * CHACHA_TEST_BROKEN_KERNEL=after-load: test/integration/selftest-broken.sh) the kernel
  * itself goes wrong after a clean load and no callback is used.
@@ -363,6 +366,39 @@ end:
     OSSL_LIB_CTX_free(l);
 }
 
+/*
+ * What a load costs, cold (the first library context of the process: the
+ * module's dlopen, the path rule's probes, the known answers) and then in
+ * further library contexts while the first lives (the rule's measurement and
+ * the answers of kernels that passed are kept while the module is loaded:
+ * core/shortpath.c, selftest.c).
+ * Run first, before anything else loaded the module. With
+ * CHACHA_PROVIDER_DEBUG=1 the module prints the self-test's own time per load.
+ */
+static long load_us[3];
+static int load_ok[3];
+
+static void measure_loads(void)
+{
+    OSSL_LIB_CTX *l[3];
+    OSSL_PROVIDER *p[3];
+    struct timespec t0;
+    int i;
+
+    /* all three alive at once: the last unload would dlclose the module */
+    for (i = 0; i < 3; i++) {
+        l[i] = new_libctx();
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        p[i] = l[i] != NULL ? OSSL_PROVIDER_load(l[i], TU_OURS) : NULL;
+        load_us[i] = usec_since(&t0);
+        load_ok[i] = p[i] != NULL;
+    }
+    for (i = 0; i < 3; i++) {
+        OSSL_PROVIDER_unload(p[i]);
+        OSSL_LIB_CTX_free(l[i]);
+    }
+}
+
 int main(int argc, char **argv)
 {
     const char *impl = getenv("CHACHA_PROVIDER_IMPL"), *pimpl =
@@ -374,7 +410,14 @@ int main(int argc, char **argv)
         test_broken_after_load();
         return tu_finish();
     }
+    measure_loads();
     if (!tu_init("test_selftest"))
+        return tu_finish();
+    printf("# OSSL_PROVIDER_load: first library context %ld us (cold), second %ld us, "
+           "third %ld us\n", load_us[0], load_us[1], load_us[2]);
+    TU_CHECK(load_ok[0] && load_ok[1] && load_ok[2],
+             "three library contexts in a row load the module");
+    if (argc > 1 && strcmp(argv[1], "--load-cost") == 0)
         return tu_finish();
     test_on_demand();
     test_load_refused("RFC 8439 2.4.2 ChaCha20");
