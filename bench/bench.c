@@ -46,7 +46,7 @@ static unsigned char iv[32];   /* room for XChaCha20-Poly1305's 24 bytes */
 static int quick;
 static FILE *csv;
 static const char *mode = "native";
-static const char *our_c20, *our_p1305;   /* our active backends */
+static const char *our_c20, *our_p1305;   /* our active kernels */
 
 static double now(void)
 {
@@ -432,7 +432,7 @@ static void print_header(void)
     our_p1305 = p1305;
     printf("openssl: %s\n", OpenSSL_version(OPENSSL_VERSION));
     printf("OPENSSL_ia32cap: %s\n", getenv("OPENSSL_ia32cap") ? getenv("OPENSSL_ia32cap") : "(unset)");
-    printf("chacha provider backends: chacha20=%s poly1305=%s aead=%s\n", c20, p1305,
+    printf("chacha provider kernels: chacha20=%s poly1305=%s aead=%s\n", c20, p1305,
            aead != NULL ? aead : "?");
     printf("chacha provider path rule: %s\n", scalar != NULL ? scalar : "?");
     latency_profile(lat, sizeof(lat));

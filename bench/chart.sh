@@ -5,7 +5,7 @@
 # call pattern, the 1.0 line (parity) marked; one panel per mode (native:
 # both providers on their best code for this CPU; openssl-avx2: OpenSSL's
 # AVX-512 masked and ours pinned to AVX2). The title names the CPU, the
-# OpenSSL version and our backends, as recorded in the CSV's "#" lines.
+# OpenSSL version and our kernels, as recorded in the CSV's "#" lines.
 #   bench/chart.sh bench.csv bench.svg     (or .png)
 # Needs gnuplot (Debian: gnuplot-nox); without it, says so and exits 0.
 set -eu
