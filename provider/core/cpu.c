@@ -125,19 +125,24 @@ static const struct { const char *name; unsigned int bit; } names[] = {
     { "all", ~0u },
 };
 
+int chacha_append_word(char *buf, size_t len, size_t *used, const char *word)
+{
+    int n = snprintf(buf + *used, len - *used, "%s%s", *used ? " " : "", word);
+
+    if (n < 0 || (size_t)n >= len - *used)
+        return 0;
+    *used += (size_t)n;
+    return 1;
+}
+
 void chacha_cpu_disable_words(char *buf, size_t len)
 {
     size_t i, used = 0;
 
     buf[0] = '\0';
-    for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-        int n = snprintf(buf + used, len - used, "%s%s", used ? " " : "",
-                         names[i].name);
-
-        if (n < 0 || (size_t)n >= len - used)
+    for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (!chacha_append_word(buf, len, &used, names[i].name))
             break;
-        used += (size_t)n;
-    }
 }
 
 static unsigned int disabled_caps(void)

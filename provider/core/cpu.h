@@ -22,6 +22,13 @@ int chacha_caps_ok(unsigned int caps);
  */
 const char *chacha_cpu_disable_error(void);
 
+/*
+ * Append word to the space-separated list in buf (len bytes, *used of them
+ * taken, buf[0] = '\0' to begin); 0 when it does not fit (what fitted of
+ * it stays, as snprintf leaves it). For the word lists of load errors.
+ */
+int chacha_append_word(char *buf, size_t len, size_t *used, const char *word);
+
 /* "ssse3 avx2 ... all": the words CHACHA_PROVIDER_DISABLE takes. */
 void chacha_cpu_disable_words(char *buf, size_t len);
 

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The kernel registry: what is compiled in, and choosing among it. */
-#include <stdio.h>
 #include <string.h>
 #include "kernel.h"
 #include "cpu.h"
@@ -149,14 +148,7 @@ void chacha_usable_names(enum chacha_primitive prim, char *buf, size_t len)
     size_t i, used = 0;
 
     buf[0] = '\0';
-    for (i = 0; entry(prim, i, &k, &name, &caps); i++) {
-        int n;
-
-        if (!chacha_caps_ok(caps))
-            continue;
-        n = snprintf(buf + used, len - used, "%s%s", used ? " " : "", name);
-        if (n < 0 || (size_t)n >= len - used)
+    for (i = 0; entry(prim, i, &k, &name, &caps); i++)
+        if (chacha_caps_ok(caps) && !chacha_append_word(buf, len, &used, name))
             break;
-        used += (size_t)n;
-    }
 }
