@@ -24,7 +24,15 @@
 #include "registry.h"
 #include "selftest.h"
 
-#define LONG_TEXT 8256   /* >= every fused kernel's min_len, plus a block */
+/*
+ * The fused kernel's vector: three 1 KiB passes and a block, which reach
+ * its paths (pass 0 alone or with the MAC, passes with a full MAC step, the
+ * tail) as a longer text would. Its min_len (up to 8 KiB) is lowered for it
+ * in a copy of the descriptor: the code is the same, and 3136 bytes cost
+ * 0.4x the 8256 this vector had (cold: 15 us -> 6-10 us, and one stack
+ * page fewer).
+ */
+#define LONG_TEXT CHACHA_BLOCKS(49)
 
 static const uint8_t sunscreen[114] = {
     0x4c, 0x61, 0x64, 0x69, 0x65, 0x73, 0x20, 0x61, 0x6e, 0x64, 0x20, 0x47,
@@ -136,8 +144,8 @@ static const uint8_t aead7_tag[16] = {
     0x37, 0xe2, 0xdc, 0x73,
 };
 static const uint8_t aead_long_tag[16] = {
-    0x3c, 0xcb, 0x87, 0x7d, 0x31, 0xf8, 0x8e, 0xca, 0xe7, 0x07, 0xa7, 0xaf,
-    0x7a, 0x65, 0x89, 0x89,
+    0x3c, 0xcf, 0xc6, 0xf9, 0xe2, 0x83, 0xf5, 0x1a, 0x49, 0x49, 0x39, 0xb1,
+    0x28, 0x9f, 0xae, 0x5a,
 };
 
 static const uint8_t poly_msg[] = "Cryptographic Forum Research Group";
@@ -318,6 +326,7 @@ int chacha_selftest_run(const chacha20_kernel *chacha, const poly1305_kernel *po
                         chacha_selftest_failure *fail)
 {
     uint8_t buf[LONG_TEXT];
+    chacha20_poly1305_kernel fused_copy;
     chacha_aead a;
     run_state rs;
     size_t i, n = sizeof(aead_vectors) / sizeof(aead_vectors[0]);
@@ -347,6 +356,13 @@ int chacha_selftest_run(const chacha20_kernel *chacha, const poly1305_kernel *po
     snprintf(rs.kernel, sizeof(rs.kernel), "chacha20=%s poly1305=%s aead=%s",
              chacha->name, poly->name, fused != NULL ? fused->name : "two-step");
     memset(&a, 0, sizeof(a));
+    if (fused != NULL) {
+        fused_copy = *fused;
+        for (i = 0; i < 2; i++)
+            if (fused_copy.min_len[i] > LONG_TEXT)
+                fused_copy.min_len[i] = LONG_TEXT;
+        fused = &fused_copy;
+    }
     chacha_aead_setup(&a, chacha, poly, fused);
     chacha_aead_set_short_rule(&a, scalar_blocks, hybrid);
     /*
