@@ -62,7 +62,7 @@ for run in "$@"; do
     rm -f test/*/*.log test/*/*.trs test-suite.log
     # the portable run pins both primitives: every kernel of the build runs
     poly=auto; [ "$impl" = portable ] && poly=portable
-    make check EMULATOR="$emu" QEMU_CPU=$cpu CHACHA_PROVIDER_IMPL=$impl \
+    make -j"${JOBS:-2}" check EMULATOR="$emu" QEMU_CPU=$cpu CHACHA_PROVIDER_IMPL=$impl \
         CHACHA_PROVIDER_POLY1305_IMPL=$poly \
         OPENSSL="$openssl_cmd" CHACHA_TEST_ITERATIONS=300 >"check-$impl-$cpu.log" 2>&1 || rc=1
     grep -E '^(PASS|FAIL|ERROR|SKIP):' "check-$impl-$cpu.log"
@@ -84,7 +84,7 @@ if [ "$arch" = aarch64 ]; then
             LDFLAGS="-fsanitize=undefined"; then
         cd "$ub" || exit 1
         rm -f test/*/*.log test/*/*.trs
-        make check EMULATOR="$emu" QEMU_CPU=max CHACHA_PROVIDER_IMPL=neon \
+        make -j"${JOBS:-2}" check EMULATOR="$emu" QEMU_CPU=max CHACHA_PROVIDER_IMPL=neon \
             OPENSSL="$emu $cli" CHACHA_TEST_ITERATIONS=300 >check-ubsan.log 2>&1 || rc=1
         grep -E '^(PASS|FAIL|ERROR|SKIP):' check-ubsan.log
         for f in test/*/*.log; do
