@@ -51,6 +51,10 @@ crypto=$(base_of "${qemu[@]}")
 q="${qemu[*]}"
 sides=("ours|$work/self.dis|$q -cpu $cpu||0"
        "openssl-3.0|$work/crypto30.dis|$q -cpu $cpu||0")
+# the neon_wide kernel (auto picks it only on Neoverse cores), its own side
+if CHACHA_PROVIDER_IMPL=neon_wide "${qemu[@]}" -cpu "$cpu" "$loop" chacha-ours 64 0 2>/dev/null >&2; then
+    sides+=("ours-neon_wide|$work/self.dis|$q -cpu $cpu|CHACHA_PROVIDER_IMPL=neon_wide|0")
+fi
 sve=${SVE:-1}
 if [ "$sve" = 1 ] && ! CHACHA_PROVIDER_IMPL=sve2 "${qemu[@]}" -cpu max "$loop" chacha-ours 64 0 2>/dev/null >&2; then
     echo "# no sve2 kernel in $BUILD: no SVE sides of ours" >&2

@@ -375,6 +375,31 @@ typedef struct {
     } while (0)
 
 /*
+ * The state of a pass's four vertical blocks (counter lanes ctr) and two row
+ * blocks after them: r4, row, x0..x15, a0..d1. The key is loaded again each
+ * pass (the output stores may alias it): hoisted, its broadcast words were
+ * spilled to the stack.
+ */
+#define HYBRID_PASS_INIT(key, counter, ctr) \
+    const uint32x4_t r4[4] = { \
+        vld1q_u32(sigma), vld1q_u32(key), vld1q_u32(key + 4), \
+        vsetq_lane_u32(0, vld1q_u32(counter), 0) \
+    }; \
+    const uint32x4_t row[4] = { \
+        r4[0], r4[1], r4[2], \
+        vsetq_lane_u32(vgetq_lane_u32(ctr, 0) + 4, r4[3], 0) \
+    }; \
+    VERTICAL_INIT(r4, ctr); \
+    FOR_ROWS_2(ROW_INIT) \
+    (void)0
+/* ... and their 384 bytes of output */
+#define HYBRID_PASS_EMIT() \
+    do { \
+        vertical_emit(out, in, 256, r4, ctr, X16); \
+        FOR_ROWS_2(HYBRID_ROW_EMIT) \
+    } while (0)
+
+/*
  * n hybrid passes of 384 bytes from block counter[0]: each, four vertical
  * blocks, then two row blocks; with mac, 384 bytes MACed beside each (read
  * before the pass writes its output, so in place works for both the
@@ -387,20 +412,7 @@ CHACHA_INLINE void hybrid_passes(uint8_t *out, const uint8_t *in, size_t n,
     uint32x4_t ctr = vaddq_u32(vdupq_n_u32(counter[0]), vld1q_u32(lane_index));
 
     for (; n > 0; n--) {
-        /*
-         * The key is loaded again each pass (the output stores may alias
-         * it): hoisted, its broadcast words were spilled to the stack.
-         */
-        const uint32x4_t r4[4] = {
-            vld1q_u32(sigma), vld1q_u32(key), vld1q_u32(key + 4),
-            vsetq_lane_u32(0, vld1q_u32(counter), 0)
-        };
-        const uint32x4_t row[4] = {
-            r4[0], r4[1], r4[2],
-            vsetq_lane_u32(vgetq_lane_u32(ctr, 0) + 4, r4[3], 0)
-        };
-        VERTICAL_INIT(r4, ctr);
-        FOR_ROWS_2(ROW_INIT)
+        HYBRID_PASS_INIT(key, counter, ctr);
         int i;
 
         /*
@@ -410,8 +422,7 @@ CHACHA_INLINE void hybrid_passes(uint8_t *out, const uint8_t *in, size_t n,
         HYBRID_TRIP(MAC_ROUND(mac); MAC_ROUND(mac));
         for (i = 2; i < 10; i += 2)
             HYBRID_TRIP(MAC_ROUND(mac));
-        vertical_emit(out, in, 256, r4, ctr, X16);
-        FOR_ROWS_2(HYBRID_ROW_EMIT)
+        HYBRID_PASS_EMIT();
         ctr = vaddq_u32(ctr, vdupq_n_u32(6));
         out += HYBRID_BYTES;
         in += HYBRID_BYTES;
@@ -426,6 +437,9 @@ hybrid_plain(uint8_t *out, const uint8_t *in, size_t n,
 {
     hybrid_passes(out, in, n, key, counter, NULL);
 }
+
+typedef void passes_fn(uint8_t *out, const uint8_t *in, size_t n,
+                       const uint32_t key[8], const uint32_t counter[4]);
 
 static __attribute__((noinline)) void
 chacha20_neon_hybrid(uint8_t *out, const uint8_t *in, size_t n,

@@ -58,8 +58,9 @@ static enum chacha_select_status absent(enum chacha_primitive prim,
 
 /* The i-th kernel of prim's list: its name and caps, or 0 past the end. */
 static int entry(enum chacha_primitive prim, size_t i, const void **k,
-                 const char **name, unsigned int *caps)
+                 const char **name, unsigned int *caps, unsigned int *prefer)
 {
+    *prefer = 0;
     if (prim == CHACHA_PRIM_CHACHA20) {
         const chacha20_kernel *c = chacha20_kernels[i];
 
@@ -68,6 +69,7 @@ static int entry(enum chacha_primitive prim, size_t i, const void **k,
         *k = c;
         *name = c->name;
         *caps = c->caps;
+        *prefer = c->prefer;
     } else {
         const poly1305_kernel *p = poly1305_kernels[i];
 
@@ -82,8 +84,9 @@ static int entry(enum chacha_primitive prim, size_t i, const void **k,
 
 /*
  * What auto also asks of a kernel: of a zmm kernel, a CPU that keeps its
- * clock for zmm (else the AVX2 ones are the choice). Forcing one by name
- * still works there.
+ * clock for zmm (else the AVX2 ones are the choice); of one with a
+ * preference (neon_wide: ARM_WIDE), that. Forcing one by name still works
+ * there.
  */
 static unsigned int zmm_preference(unsigned int caps)
 {
@@ -96,12 +99,12 @@ static const void *select_kernel(enum chacha_primitive prim, const char *name,
     int auto_pick = name == NULL || *name == '\0' || strcmp(name, "auto") == 0;
     const void *k;
     const char *kname;
-    unsigned int caps;
+    unsigned int caps, prefer;
     size_t i;
 
     *status = CHACHA_SELECT_OK;
-    for (i = 0; entry(prim, i, &k, &kname, &caps); i++) {
-        if (auto_pick ? chacha_caps_ok(caps | zmm_preference(caps))
+    for (i = 0; entry(prim, i, &k, &kname, &caps, &prefer); i++) {
+        if (auto_pick ? chacha_caps_ok(caps | zmm_preference(caps) | prefer)
                       : strcmp(kname, name) == 0) {
             if (chacha_caps_ok(caps))
                 return k;
@@ -144,11 +147,11 @@ void chacha_usable_names(enum chacha_primitive prim, char *buf, size_t len)
 {
     const void *k;
     const char *name;
-    unsigned int caps;
+    unsigned int caps, prefer;
     size_t i, used = 0;
 
     buf[0] = '\0';
-    for (i = 0; entry(prim, i, &k, &name, &caps); i++)
+    for (i = 0; entry(prim, i, &k, &name, &caps, &prefer); i++)
         if (chacha_caps_ok(caps) && !chacha_append_word(buf, len, &used, name))
             break;
 }

@@ -51,6 +51,11 @@ typedef void hchacha20_fn(uint32_t out[8], const uint32_t key[8],
 typedef struct {
     const char *name;          /* "portable", "ssse3", "avx2", "avx512", "neon" */
     unsigned int caps;         /* CHACHA_CAP_* bits the CPU must have */
+    /*
+     * CHACHA_CAP_* bits `auto` also asks for (a preference, not a need:
+     * forced by name, the kernel runs without them); 0: none.
+     */
+    unsigned int prefer;
     chacha20_xor_fn *xor_stream;
     /*
      * The same, with scalar blocks on the general purpose registers beside
