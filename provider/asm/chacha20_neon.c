@@ -39,8 +39,17 @@ xor_long(uint8_t *out, const uint8_t *in, size_t len, const uint32_t key[8],
  * run one after the other (their 32 words do not fit in the general
  * registers beside the pointers): each NEON round carries one scalar double
  * round, so the first scalar block is done, and written, after five NEON
- * double rounds, the second after ten. Interleaved in program order; the
- * out-of-order cores this is for take it from there.
+ * double rounds, the second after ten. Interleaved in program order (GCC 12
+ * schedules it the same with the scalar steps first, in the middle or last
+ * in each NEON step); the out-of-order cores take it from there.
+ * llvm-mca (LLVM 19), cycles per inner-loop trip (a NEON double round) on
+ * N1 / V1: 94 / 60, 0.19 / 0.12 cycles a byte, 1.99 / 1.25 a byte for the
+ * whole pass (bench/arm-mca.sh; neon's hybrid: 2.82 / 1.72; OpenSSL's 6 + 2
+ * pass 2.25 / 1.38). N1 is bound by its two NEON pipes (the shifts on one),
+ * V1 by the latency of the vertical round chain (56 cycles a double round).
+ * Tried: three row blocks (576 bytes): V1 64 cycles a trip for 9 blocks, N1
+ * 118, with vector spills in the loop; rows diagonalised the hybrid's way
+ * (b, c, d rotated): 96 / 62.
  */
 #define WIDE_BYTES 512
 
@@ -73,12 +82,24 @@ xor_long(uint8_t *out, const uint8_t *in, size_t len, const uint32_t key[8],
     QSTEP##k(a2, b2, c2, d2); QSTEP##k(a3, b3, c3, d3); \
     WSCALAR##k
 
+/*
+ * The row blocks' diagonals with rows a, c, d rotated (by 3, 1, 2 lanes)
+ * rather than b, c, d: b, the word a round writes last and the next reads
+ * first, then has no lane rotation on its path.
+ */
+#define WROW_DIAG(j) \
+    a##j = vextq_u32(a##j, a##j, 3); c##j = vextq_u32(c##j, c##j, 1); \
+    d##j = vextq_u32(d##j, d##j, 2);
+#define WROW_UNDIAG(j) \
+    a##j = vextq_u32(a##j, a##j, 1); c##j = vextq_u32(c##j, c##j, 3); \
+    d##j = vextq_u32(d##j, d##j, 2);
+
 #define WIDE_DOUBLEROUND \
     do { \
         ROUND4(WPHASE, VERTICAL_COLUMNS); \
-        FOR_ROWS_2(ROW_DIAG) \
+        FOR_ROWS_2(WROW_DIAG) \
         ROUND4(WPHASE, VERTICAL_DIAGONALS); \
-        FOR_ROWS_2(ROW_UNDIAG) \
+        FOR_ROWS_2(WROW_UNDIAG) \
     } while (0)
 
 #define S16_PARAMS(T, s) \
@@ -145,12 +166,12 @@ wide_passes(uint8_t *out, const uint8_t *in, size_t n, const uint32_t key[8],
     uint32_t sctr = counter[0] + 6;
 
     for (; n > 0; n--) {
-        HYBRID_PASS_INIT(key, counter, ctr);
+        HYBRID_PASS_INIT(key, counter, ctr, FOR_ROWS_2);
         int i;
 
         WIDE_HALF(0);
         WIDE_HALF(1);
-        HYBRID_PASS_EMIT();
+        HYBRID_PASS_EMIT(FOR_ROWS_2);
         ctr = vaddq_u32(ctr, vdupq_n_u32(8));
         sctr += 8;
         out += WIDE_BYTES;
@@ -185,10 +206,13 @@ static void chacha20_xor_neon_wide(uint8_t *out, const uint8_t *in, size_t len,
     xor_rest(out, in, len, key, counter);
 }
 
+extern const chacha20_kernel chacha20_neon_kernel;
+
 const chacha20_kernel chacha20_neon_wide_kernel = {
     .name = "neon_wide",
     .caps = CHACHA_CAP_NEON,
     .prefer = CHACHA_CAP_ARM_WIDE,
+    .fuses_as = &chacha20_neon_kernel,     /* the AEAD keeps neon-fused */
     .xor_stream = chacha20_xor_neon_wide,
 };
 #endif

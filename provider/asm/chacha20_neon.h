@@ -376,11 +376,11 @@ typedef struct {
 
 /*
  * The state of a pass's four vertical blocks (counter lanes ctr) and two row
- * blocks after them: r4, row, x0..x15, a0..d1. The key is loaded again each
+ * blocks after them: r4, row, x0..x15, a0..dn. The key is loaded again each
  * pass (the output stores may alias it): hoisted, its broadcast words were
  * spilled to the stack.
  */
-#define HYBRID_PASS_INIT(key, counter, ctr) \
+#define HYBRID_PASS_INIT(key, counter, ctr, FOR_ROWS) \
     const uint32x4_t r4[4] = { \
         vld1q_u32(sigma), vld1q_u32(key), vld1q_u32(key + 4), \
         vsetq_lane_u32(0, vld1q_u32(counter), 0) \
@@ -390,13 +390,13 @@ typedef struct {
         vsetq_lane_u32(vgetq_lane_u32(ctr, 0) + 4, r4[3], 0) \
     }; \
     VERTICAL_INIT(r4, ctr); \
-    FOR_ROWS_2(ROW_INIT) \
+    FOR_ROWS(ROW_INIT) \
     (void)0
-/* ... and their 384 bytes of output */
-#define HYBRID_PASS_EMIT() \
+/* ... and their output (FOR_ROWS: FOR_ROWS_n, n row blocks) */
+#define HYBRID_PASS_EMIT(FOR_ROWS) \
     do { \
         vertical_emit(out, in, 256, r4, ctr, X16); \
-        FOR_ROWS_2(HYBRID_ROW_EMIT) \
+        FOR_ROWS(HYBRID_ROW_EMIT) \
     } while (0)
 
 /*
@@ -412,7 +412,7 @@ CHACHA_INLINE void hybrid_passes(uint8_t *out, const uint8_t *in, size_t n,
     uint32x4_t ctr = vaddq_u32(vdupq_n_u32(counter[0]), vld1q_u32(lane_index));
 
     for (; n > 0; n--) {
-        HYBRID_PASS_INIT(key, counter, ctr);
+        HYBRID_PASS_INIT(key, counter, ctr, FOR_ROWS_2);
         int i;
 
         /*
@@ -422,7 +422,7 @@ CHACHA_INLINE void hybrid_passes(uint8_t *out, const uint8_t *in, size_t n,
         HYBRID_TRIP(MAC_ROUND(mac); MAC_ROUND(mac));
         for (i = 2; i < 10; i += 2)
             HYBRID_TRIP(MAC_ROUND(mac));
-        HYBRID_PASS_EMIT();
+        HYBRID_PASS_EMIT(FOR_ROWS_2);
         ctr = vaddq_u32(ctr, vdupq_n_u32(6));
         out += HYBRID_BYTES;
         in += HYBRID_BYTES;

@@ -137,7 +137,8 @@ const chacha20_poly1305_kernel *chacha_select_fused(const chacha20_kernel *c,
     for (i = 0; chacha20_poly1305_kernels[i] != NULL; i++) {
         const chacha20_poly1305_kernel *f = chacha20_poly1305_kernels[i];
 
-        if (f->chacha == c && f->poly == p && chacha_caps_ok(f->caps))
+        if ((f->chacha == c || (c->fuses_as != NULL && f->chacha == c->fuses_as))
+            && f->poly == p && chacha_caps_ok(f->caps))
             return f;     /* a pair forced on a slow-zmm CPU fuses too */
     }
     return NULL;

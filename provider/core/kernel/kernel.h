@@ -48,7 +48,7 @@ typedef void chacha20_xor_fn(uint8_t *out, const uint8_t *in, size_t len,
 typedef void hchacha20_fn(uint32_t out[8], const uint32_t key[8],
                           const uint32_t in[4]);
 
-typedef struct {
+typedef struct chacha20_kernel_s {
     const char *name;          /* "portable", "ssse3", "avx2", "avx512", "neon" */
     unsigned int caps;         /* CHACHA_CAP_* bits the CPU must have */
     /*
@@ -56,6 +56,11 @@ typedef struct {
      * forced by name, the kernel runs without them); 0: none.
      */
     unsigned int prefer;
+    /*
+     * A kernel of the same keystream whose fused AEAD kernels this one takes
+     * too (neon_wide: neon's neon-fused); NULL: none.
+     */
+    const struct chacha20_kernel_s *fuses_as;
     chacha20_xor_fn *xor_stream;
     /*
      * The same, with scalar blocks on the general purpose registers beside
