@@ -20,7 +20,7 @@ case $arch in
 aarch64)
     emu="qemu-aarch64 -L /"
     cli=/opt/arm64-openssl/usr/bin/openssl
-    set -- "neon cortex-a53" "neon max" "portable max"
+    set -- "neon cortex-a53" "neon max" "neon_wide max" "portable max"
     # the SVE2 kernel at 128, 256 and 512-bit vectors (vector-length agnostic
     # code: each length its own pass size and shuffle network)
     # (a build without it fails them: the kernel is forced)
