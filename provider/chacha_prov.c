@@ -370,7 +370,8 @@ static int select_kernels(CHACHA_PROV_CTX *pctx)
         raise_select_error(CHACHA_PRIM_POLY1305, pname, status);
         return 0;
     }
-    pctx->fused = chacha_select_fused(pctx->chacha, pctx->poly);
+    pctx->fused = chacha_select_fused(pctx->chacha, pctx->poly,
+                                      chacha_select_is_auto(cname));
     sname = choice(pctx, "CHACHA_PROVIDER_SCALAR_BLOCKS", "scalar_blocks");
     hname = choice(pctx, "CHACHA_PROVIDER_HYBRID", "hybrid");
     if (!chacha_short_rule_choose(pctx->chacha, sname, hname, &rule)) {

@@ -242,6 +242,7 @@ const chacha20_kernel CHACHA_AVX512_SYM(chacha20_avx512_kernel) = {
     .name = "avx512",
     .caps = CHACHA_AVX512_EMULATED ? 0
             : CHACHA_CAP_AVX512F | CHACHA_CAP_AVX512VL | CHACHA_CAP_AVX512BW,
+    .prefer = CHACHA_CAP_ZMM_FAST,    /* else auto takes avx2 */
     .xor_stream = chacha20_xor_avx512,
     /*
      * AEAD: block 0 takes the text up to 11 blocks (12 in rows), or what of

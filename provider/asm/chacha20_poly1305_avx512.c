@@ -209,6 +209,7 @@ const chacha20_poly1305_kernel CHACHA_AVX512_SYM(chacha20_poly1305_avx512_kernel
     .caps = CHACHA_AVX512_EMULATED ? 0
             : CHACHA_CAP_AVX512F | CHACHA_CAP_AVX512VL | CHACHA_CAP_AVX512BW
               | CHACHA_CAP_AVX512IFMA,
+    .prefer = CHACHA_CAP_ZMM_FAST,
     .chacha = &CHACHA_AVX512_SYM(chacha20_avx512_kernel),
     .poly = &CHACHA_AVX512_SYM(poly1305_ifma_kernel),
     .xor_mac = xor_mac_avx512,

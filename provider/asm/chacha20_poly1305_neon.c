@@ -19,33 +19,52 @@
 extern const chacha20_kernel chacha20_neon_kernel;
 extern const poly1305_kernel poly1305_neon_kernel;
 
-static __attribute__((noinline)) void
-hybrid_mac(uint8_t *out, const uint8_t *in, size_t n,
-           const uint32_t key[8], const uint32_t counter[4], stitched_mac *mac)
-{
-    stitched_mac m = *mac;      /* a local copy lives in registers */
+/* n passes (pass: hybrid_passes or wide_passes) with mac, then the burn */
+#define DEFINE_PASSES_MAC(name, pass) \
+    static __attribute__((noinline)) void \
+    name##_mac_inner(uint8_t *out, const uint8_t *in, size_t n, \
+                     const uint32_t key[8], const uint32_t counter[4], \
+                     stitched_mac *mac) \
+    { \
+        stitched_mac m = *mac;      /* a local copy lives in registers */ \
+        \
+        pass(out, in, n, key, counter, &m); \
+        mac->h0 = m.h0; \
+        mac->h1 = m.h1; \
+        mac->h2 = m.h2; \
+        mac->in = m.in; \
+    } \
+    static void name##_mac(uint8_t *out, const uint8_t *in, size_t n, \
+                           const uint32_t key[8], const uint32_t counter[4], \
+                           stitched_mac *mac) \
+    { \
+        name##_mac_inner(out, in, n, key, counter, mac); \
+        chacha_burn_stack(BURN_PASSES); \
+    }
+DEFINE_PASSES_MAC(hybrid, hybrid_passes)
+DEFINE_PASSES_MAC(wide, wide_passes)
 
-    hybrid_passes(out, in, n, key, counter, &m);
-    mac->h0 = m.h0;
-    mac->h1 = m.h1;
-    mac->h2 = m.h2;
-    mac->in = m.in;
-}
+typedef void passes_mac_fn(uint8_t *out, const uint8_t *in, size_t n,
+                           const uint32_t key[8], const uint32_t counter[4],
+                           stitched_mac *mac);
 
-static void chacha20_neon_hybrid_mac(uint8_t *out, const uint8_t *in, size_t n,
-                                     const uint32_t key[8],
-                                     const uint32_t counter[4], stitched_mac *mac)
-{
-    hybrid_mac(out, in, n, key, counter, mac);
-    chacha_burn_stack(BURN_PASSES);
-}
-
-static void xor_mac_neon(uint8_t *out, const uint8_t *in, size_t len,
-                         const uint32_t key[8], const uint32_t counter[4],
-                         poly1305_state *mst, int enc)
+/*
+ * The AEAD's bulk: passes of pass_bytes (blocks = pass_bytes / 64), plain
+ * (passes, which burns) or with the MAC stitched in (passes_mac), then the
+ * rest. Sealing, a pass MACs the previous pass's output (the first pass runs
+ * alone, the last one's output is MACed after); opening, each pass MACs its
+ * own input.
+ */
+CHACHA_INLINE void xor_mac_passes(uint8_t *out, const uint8_t *in, size_t len,
+                                  const uint32_t key[8],
+                                  const uint32_t counter[4],
+                                  poly1305_state *mst, int enc,
+                                  size_t pass_bytes, passes_fn *passes,
+                                  passes_mac_fn *passes_mac)
 {
     poly1305_r64 *p = poly1305_r64_of(mst);    /* the NEON kernel's sc */
-    size_t n = len / HYBRID_BYTES, done;
+    const uint32_t blocks = (uint32_t)(pass_bytes / 64);
+    size_t n = len / pass_bytes, done;
     uint32_t ctr[4] = { counter[0], counter[1], counter[2], counter[3] };
     stitched_mac m = {
         p->h[0], p->h[1], p->h[2], p->r[0], p->r[1],
@@ -54,19 +73,18 @@ static void xor_mac_neon(uint8_t *out, const uint8_t *in, size_t len,
 
     if (enc) {
         if (n > 0) {
-            chacha20_neon_hybrid(out, in, 1, key, ctr);
-            ctr[0] += 6;
+            passes(out, in, 1, key, ctr);
+            ctr[0] += blocks;
         }
         if (n > 1) {
-            chacha20_neon_hybrid_mac(out + HYBRID_BYTES, in + HYBRID_BYTES,
-                                     n - 1, key, ctr, &m);
-            ctr[0] += (uint32_t)(6 * (n - 1));
+            passes_mac(out + pass_bytes, in + pass_bytes, n - 1, key, ctr, &m);
+            ctr[0] += (uint32_t)(blocks * (n - 1));
         }
-        done = n * HYBRID_BYTES;
+        done = n * pass_bytes;
         xor_rest(out + done, in + done, len - done, key, ctr);
     } else {
-        chacha20_neon_hybrid_mac(out, in, n, key, ctr, &m);
-        ctr[0] += (uint32_t)(6 * n);
+        passes_mac(out, in, n, key, ctr, &m);
+        ctr[0] += (uint32_t)(blocks * n);
     }
     p->h[0] = m.h0;
     p->h[1] = m.h1;
@@ -75,10 +93,26 @@ static void xor_mac_neon(uint8_t *out, const uint8_t *in, size_t len,
     done = (size_t)(m.in - (enc ? out : in));
     poly1305_r64_blocks(p, (enc ? out : in) + done, (len - done) / 16, 1);
     if (!enc) {
-        done = n * HYBRID_BYTES;
+        done = n * pass_bytes;
         xor_rest(out + done, in + done, len - done, key, ctr);
     }
     chacha_wipe(&m, sizeof(m));
+}
+
+static void xor_mac_neon(uint8_t *out, const uint8_t *in, size_t len,
+                         const uint32_t key[8], const uint32_t counter[4],
+                         poly1305_state *mst, int enc)
+{
+    xor_mac_passes(out, in, len, key, counter, mst, enc, HYBRID_BYTES,
+                   chacha20_neon_hybrid, hybrid_mac);
+}
+
+static void xor_mac_neon_wide(uint8_t *out, const uint8_t *in, size_t len,
+                              const uint32_t key[8], const uint32_t counter[4],
+                              poly1305_state *mst, int enc)
+{
+    xor_mac_passes(out, in, len, key, counter, mst, enc, WIDE_BYTES,
+                   chacha20_neon_wide, wide_mac);
 }
 
 /*
@@ -91,6 +125,27 @@ const chacha20_poly1305_kernel chacha20_poly1305_neon_kernel = {
     .chacha = &chacha20_neon_kernel,
     .poly = &poly1305_neon_kernel,
     .xor_mac = xor_mac_neon,
+    .min_len = { HYBRID_MIN_LEN, HYBRID_MIN_LEN },
+};
+
+/*
+ * neon_wide's passes with 512 bytes MACed in each: 32 Poly1305 blocks beside
+ * the two scalar ChaCha20 blocks on the integer pipes. llvm-mca 19, 16 KiB,
+ * cycles a byte (bench/arm-mca.sh): V1 1.58, V2 1.22, N2 2.27 (OpenSSL's
+ * best two steps 1.92, 1.52, 2.36); but N1 3.57, where its one multi-cycle
+ * pipe takes each 64-bit multiply three cycles, and neon_wide then NEON
+ * Poly1305 cost 2.94: auto takes it with ARM_WIDE_MAC only. From 1025
+ * bytes, as neon-fused.
+ */
+extern const chacha20_kernel chacha20_neon_wide_kernel;
+
+const chacha20_poly1305_kernel chacha20_poly1305_neon_wide_kernel = {
+    .name = "neon_wide-fused",
+    .caps = CHACHA_CAP_NEON,
+    .prefer = CHACHA_CAP_ARM_WIDE | CHACHA_CAP_ARM_WIDE_MAC,
+    .chacha = &chacha20_neon_wide_kernel,
+    .poly = &poly1305_neon_kernel,
+    .xor_mac = xor_mac_neon_wide,
     .min_len = { HYBRID_MIN_LEN, HYBRID_MIN_LEN },
 };
 #endif

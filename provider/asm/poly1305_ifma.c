@@ -86,6 +86,7 @@ const poly1305_kernel CHACHA_AVX512_SYM(poly1305_ifma_kernel) = {
     .caps = CHACHA_AVX512_EMULATED ? 0
             : CHACHA_CAP_AVX512F | CHACHA_CAP_AVX512VL | CHACHA_CAP_AVX512BW
               | CHACHA_CAP_AVX512IFMA,
+    .prefer = CHACHA_CAP_ZMM_FAST,    /* else auto takes avx2 */
     .init = ifma_init,
     .blocks = ifma_blocks,
     .emit = ifma_emit,

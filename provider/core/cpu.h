@@ -4,6 +4,7 @@
 #define CHACHA_CORE_CPU_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /*
  * What this CPU and OS run, minus what CHACHA_PROVIDER_DISABLE hides (a
@@ -28,6 +29,12 @@ const char *chacha_cpu_disable_error(void);
  * it stays, as snprintf leaves it). For the word lists of load errors.
  */
 int chacha_append_word(char *buf, size_t len, size_t *used, const char *word);
+
+/*
+ * The preference bits (ARM_WIDE, ARM_WIDE_MAC) of the Arm core that MIDR_EL1
+ * value midr names; 0 for any other core. On every architecture (tests).
+ */
+unsigned int chacha_arm_core_prefer(uint64_t midr);
 
 /* "ssse3 avx2 ... all": the words CHACHA_PROVIDER_DISABLE takes. */
 void chacha_cpu_disable_words(char *buf, size_t len);

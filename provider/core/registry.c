@@ -56,11 +56,14 @@ static enum chacha_select_status absent(enum chacha_primitive prim,
     return CHACHA_SELECT_UNKNOWN;
 }
 
-/* The i-th kernel of prim's list: its name and caps, or 0 past the end. */
+/*
+ * The i-th kernel of prim's list: its name, caps and preference (the
+ * CHACHA_CAP_* bits auto also asks for: avx512 and ifma ZMM_FAST, neon_wide
+ * ARM_WIDE; forced by name, a kernel runs without them), or 0 past the end.
+ */
 static int entry(enum chacha_primitive prim, size_t i, const void **k,
                  const char **name, unsigned int *caps, unsigned int *prefer)
 {
-    *prefer = 0;
     if (prim == CHACHA_PRIM_CHACHA20) {
         const chacha20_kernel *c = chacha20_kernels[i];
 
@@ -78,25 +81,20 @@ static int entry(enum chacha_primitive prim, size_t i, const void **k,
         *k = p;
         *name = p->name;
         *caps = p->caps;
+        *prefer = p->prefer;
     }
     return 1;
 }
 
-/*
- * What auto also asks of a kernel: of a zmm kernel, a CPU that keeps its
- * clock for zmm (else the AVX2 ones are the choice); of one with a
- * preference (neon_wide: ARM_WIDE), that. Forcing one by name still works
- * there.
- */
-static unsigned int zmm_preference(unsigned int caps)
+int chacha_select_is_auto(const char *name)
 {
-    return (caps & CHACHA_CAP_AVX512F) ? CHACHA_CAP_ZMM_FAST : 0;
+    return name == NULL || *name == '\0' || strcmp(name, "auto") == 0;
 }
 
 static const void *select_kernel(enum chacha_primitive prim, const char *name,
                                  enum chacha_select_status *status)
 {
-    int auto_pick = name == NULL || *name == '\0' || strcmp(name, "auto") == 0;
+    int auto_pick = chacha_select_is_auto(name);
     const void *k;
     const char *kname;
     unsigned int caps, prefer;
@@ -104,7 +102,7 @@ static const void *select_kernel(enum chacha_primitive prim, const char *name,
 
     *status = CHACHA_SELECT_OK;
     for (i = 0; entry(prim, i, &k, &kname, &caps, &prefer); i++) {
-        if (auto_pick ? chacha_caps_ok(caps | zmm_preference(caps) | prefer)
+        if (auto_pick ? chacha_caps_ok(caps | prefer)
                       : strcmp(kname, name) == 0) {
             if (chacha_caps_ok(caps))
                 return k;
@@ -130,16 +128,23 @@ const poly1305_kernel *chacha_select_poly1305(const char *name,
 }
 
 const chacha20_poly1305_kernel *chacha_select_fused(const chacha20_kernel *c,
-                                                    const poly1305_kernel *p)
+                                                    const poly1305_kernel *p,
+                                                    int auto_pick)
 {
     size_t i;
 
     for (i = 0; chacha20_poly1305_kernels[i] != NULL; i++) {
         const chacha20_poly1305_kernel *f = chacha20_poly1305_kernels[i];
 
-        if ((f->chacha == c || (c->fuses_as != NULL && f->chacha == c->fuses_as))
-            && f->poly == p && chacha_caps_ok(f->caps))
-            return f;     /* a pair forced on a slow-zmm CPU fuses too */
+        if (f->poly != p || !chacha_caps_ok(f->caps))
+            continue;
+        if (!auto_pick) {
+            if (f->chacha == c)
+                return f;     /* a pair forced on a slow-zmm CPU fuses too */
+        } else if ((f->chacha == c || (c->fuses_as != NULL && f->chacha == c->fuses_as))
+                   && chacha_caps_ok(f->caps | f->prefer)) {
+            return f;
+        }
     }
     return NULL;
 }

@@ -31,9 +31,20 @@ const chacha20_kernel *chacha_select_chacha20(const char *name,
 const poly1305_kernel *chacha_select_poly1305(const char *name,
                                               enum chacha_select_status *status);
 
-/* The fused kernel for this pair on this CPU, or NULL (two steps then). */
+/* 1 when name asks for auto's choice: NULL, "" or "auto". */
+int chacha_select_is_auto(const char *name);
+
+/*
+ * The fused kernel for this pair on this CPU, or NULL (two steps then).
+ * auto_pick: the ChaCha20 kernel is auto's choice; then a fused kernel's
+ * preference bits (.prefer) are asked for too, and a ChaCha20 kernel's
+ * .fuses_as names the kernel whose fused kernels it also takes. A forced
+ * ChaCha20 kernel fuses only with its own fused kernel, on any CPU that
+ * runs it.
+ */
 const chacha20_poly1305_kernel *chacha_select_fused(const chacha20_kernel *c,
-                                                    const poly1305_kernel *p);
+                                                    const poly1305_kernel *p,
+                                                    int auto_pick);
 
 /* "avx2 ssse3 portable": the names of prim this CPU runs, fastest first. */
 void chacha_usable_names(enum chacha_primitive prim, char *buf, size_t len);

@@ -174,6 +174,8 @@ if [ -n "${LIST_KERNELS:-}" ] && ${EMULATOR:-} "$LIST_KERNELS" chacha20 | grep -
         $OPENSSL list -providers $ours >"$tmp/o" 2>&1
     check "zmm not preferred (CHACHA_PROVIDER_DISABLE=zmm): auto passes over avx512" \
         sh -c "grep -q 'chacha20=' '$tmp/o' && ! grep -q 'chacha20=avx512' '$tmp/o'"
+    check "zmm not preferred: auto passes over ifma and avx512-fused too" \
+        sh -c "grep -q 'poly1305=' '$tmp/o' && ! grep -q 'poly1305=ifma' '$tmp/o' && ! grep -q 'aead=avx512-fused' '$tmp/o'"
     $unpinned CHACHA_PROVIDER_DISABLE=zmm CHACHA_PROVIDER_IMPL=avx512 CHACHA_PROVIDER_DEBUG=1 \
         $OPENSSL enc -chacha20 -K "$key" -iv 00000000000000000000000000000000 \
         -in "$tmp/pt" -out "$tmp/ct.zmm" $ours 2>"$tmp/trace"
@@ -190,6 +192,33 @@ if [ -n "${LIST_KERNELS:-}" ] && ${EMULATOR:-} "$LIST_KERNELS" chacha20 | grep -
             $OPENSSL list -providers >"$tmp/o" 2>&1
         check "config impl = avx512, poly1305_impl = ifma: read back, fused" \
             grep -q "chacha20=avx512 poly1305=ifma aead=avx512-fused" "$tmp/o"
+    fi
+fi
+
+# Arm's server cores by MIDR_EL1 (the table is built on every architecture):
+# ARM_WIDE (auto takes neon_wide) on Neoverse N1, V1, N2, V2, V3, N3;
+# ARM_WIDE_MAC (auto takes neon_wide-fused for the AEAD) on all but N1
+if [ -n "${LIST_KERNELS:-}" ]; then
+    for m in "410fd0c0:armwide" "410fd401:armwide armwidemac" \
+             "410fd490:armwide armwidemac" "410fd4f0:armwide armwidemac" \
+             "410fd840:armwide armwidemac" "410fd8e0:armwide armwidemac" \
+             "410fd080:none" "410fd034:none" "510fd0c0:none"; do
+        check "MIDR_EL1 ${m%%:*}: ${m#*:}" \
+            test "$(${EMULATOR:-} "$LIST_KERNELS" midr "${m%%:*}")" = "${m#*:}"
+    done
+    # the module loads with the registry's auto choice on this CPU
+    auto=$(${EMULATOR:-} "$LIST_KERNELS" auto)
+    $unpinned CHACHA_PROVIDER_DEBUG=1 $OPENSSL list -providers $ours >"$tmp/o" 2>&1
+    check "auto: the module picks what the registry does ($auto)" grep -qF "($auto)" "$tmp/o"
+    if ${EMULATOR:-} "$LIST_KERNELS" chacha20 | grep -qx neon_wide; then
+        $unpinned CHACHA_PROVIDER_IMPL=neon_wide CHACHA_PROVIDER_POLY1305_IMPL=neon \
+            CHACHA_PROVIDER_DEBUG=1 $OPENSSL list -providers $ours >"$tmp/o" 2>&1
+        check "forced neon_wide: the AEAD runs neon_wide-fused on any core" \
+            grep -qF "(chacha20=neon_wide poly1305=neon aead=neon_wide-fused)" "$tmp/o"
+        $unpinned CHACHA_PROVIDER_DISABLE=armwidemac CHACHA_PROVIDER_DEBUG=1 \
+            $OPENSSL list -providers $ours >"$tmp/o" 2>&1
+        check "CHACHA_PROVIDER_DISABLE=armwidemac: auto's AEAD is not neon_wide-fused" \
+            sh -c "grep -q 'aead=' '$tmp/o' && ! grep -q 'aead=neon_wide-fused' '$tmp/o'"
     fi
 fi
 
@@ -231,7 +260,7 @@ check "unknown word in CHACHA_PROVIDER_DISABLE: chacha not loaded" \
 # the active kernels are in buildinfo (openssl list -providers -verbose)
 $unpinned OPENSSL_CONF="$srcdir/chacha-provider.cnf" $OPENSSL list -providers -verbose >"$tmp/o" 2>&1
 check "list -providers -verbose: buildinfo names the active kernels" \
-    grep -q 'build info: chacha-provider .*(chacha20=[a-z0-9]* poly1305=[a-z0-9]* aead=[a-z0-9-]*)' "$tmp/o"
+    grep -q 'build info: chacha-provider .*(chacha20=[a-z0-9_]* poly1305=[a-z0-9_]* aead=[a-z0-9_-]*)' "$tmp/o"
 # the path rule (docs/path-rule.md): read back, forced by cnf and by env
 # (env wins), a bad value fails the load with the reason
 rule="unset CHACHA_PROVIDER_SCALAR_BLOCKS CHACHA_PROVIDER_HYBRID;"

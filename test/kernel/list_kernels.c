@@ -2,9 +2,13 @@
 /*
  * Lists the kernels compiled into this build, one per line:
  * "<primitive> <name> yes|no" (no = this CPU cannot run it).
- * With an argument (chacha20 or poly1305) prints only the usable names.
+ * With an argument (chacha20 or poly1305) prints only the usable names;
+ * "auto": auto's choice on this CPU, "chacha20=K poly1305=K aead=K|two-step";
+ * "midr VALUE": the preference words of caps.def that the Arm core with
+ * MIDR_EL1 VALUE gets (chacha_arm_core_prefer), or "none".
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "registry.h"
 #include "cpu.h"
@@ -13,6 +17,27 @@ int main(int argc, char **argv)
 {
     const char *only = argc > 1 ? argv[1] : NULL;
     size_t i;
+
+    if (only != NULL && strcmp(only, "auto") == 0) {
+        enum chacha_select_status st;
+        const chacha20_kernel *c = chacha_select_chacha20(NULL, &st);
+        const poly1305_kernel *p = chacha_select_poly1305(NULL, &st);
+        const chacha20_poly1305_kernel *f;
+
+        if (c == NULL || p == NULL)
+            return 1;
+        f = chacha_select_fused(c, p, 1);
+        printf("chacha20=%s poly1305=%s aead=%s\n", c->name, p->name,
+               f != NULL ? f->name : "two-step");
+        return 0;
+    }
+    if (only != NULL && strcmp(only, "midr") == 0 && argc == 3) {
+        unsigned int prefer = chacha_arm_core_prefer(strtoull(argv[2], NULL, 16));
+
+        printf("%s\n", prefer & CHACHA_CAP_ARM_WIDE_MAC ? "armwide armwidemac"
+                       : prefer & CHACHA_CAP_ARM_WIDE ? "armwide" : "none");
+        return 0;
+    }
 
     for (i = 0; chacha20_kernels[i] != NULL; i++) {
         const chacha20_kernel *c = chacha20_kernels[i];

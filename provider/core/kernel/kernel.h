@@ -57,8 +57,8 @@ typedef struct chacha20_kernel_s {
      */
     unsigned int prefer;
     /*
-     * A kernel of the same keystream whose fused AEAD kernels this one takes
-     * too (neon_wide: neon's neon-fused); NULL: none.
+     * A kernel of the same keystream whose fused AEAD kernels auto takes
+     * with this one too (sve2: neon_wide's neon_wide-fused); NULL: none.
      */
     const struct chacha20_kernel_s *fuses_as;
     chacha20_xor_fn *xor_stream;
@@ -109,6 +109,7 @@ typedef struct {
 typedef struct {
     const char *name;          /* "portable", "avx2", "ifma", "neon" */
     unsigned int caps;
+    unsigned int prefer;       /* CHACHA_CAP_* bits auto also asks for */
     void (*init)(poly1305_state *st, const uint8_t key[32]);
     void (*blocks)(poly1305_state *st, const uint8_t *in, size_t len,
                    uint32_t padbit);
@@ -133,6 +134,7 @@ typedef void chacha20_poly1305_xor_mac_fn(uint8_t *out, const uint8_t *in,
 typedef struct {
     const char *name;          /* read back as chacha20-poly1305-impl */
     unsigned int caps;
+    unsigned int prefer;       /* CHACHA_CAP_* bits auto also asks for */
     const chacha20_kernel *chacha;  /* used only when both of these are the */
     const poly1305_kernel *poly;    /* active kernels: forcing one is honoured */
     chacha20_poly1305_xor_mac_fn *xor_mac;
