@@ -360,25 +360,27 @@ typedef struct {
 
 /*
  * A double round of a pass (hybrid or wide): the vertical blocks' steps with
- * the row blocks' (and the wide pass's scalar ones) by PHASE, the rows'
- * diagonals lined up by DIAG and back by UNDIAG; AFTER_COLUMNS(m) after its
+ * the row blocks' (and the wide passes' scalar ones) by PHASE_C in the
+ * columns round and PHASE_D in the diagonals round, the rows' diagonals
+ * lined up by DIAG and back by UNDIAG; AFTER_COLUMNS(m) after its
  * first round, AFTER_DIAGONALS(m) after the second (MAC_ONE, MAC_TWO: the
  * MAC blocks of m, a stitched_mac * or NULL).
  */
-#define PASS_DOUBLEROUND(PHASE, DIAG, UNDIAG, AFTER_COLUMNS, AFTER_DIAGONALS, m) \
+#define PASS_DOUBLEROUND(PHASE_C, PHASE_D, DIAG, UNDIAG, AFTER_COLUMNS, \
+                         AFTER_DIAGONALS, m) \
     do { \
-        ROUND4(PHASE, VERTICAL_COLUMNS); \
+        ROUND4(PHASE_C, VERTICAL_COLUMNS); \
         AFTER_COLUMNS(m); \
         FOR_ROWS_2(DIAG) \
-        ROUND4(PHASE, VERTICAL_DIAGONALS); \
+        ROUND4(PHASE_D, VERTICAL_DIAGONALS); \
         AFTER_DIAGONALS(m); \
         FOR_ROWS_2(UNDIAG) \
     } while (0)
 /* the hybrid's, AFTER(m) after each round; a trip is two */
 #define HYBRID_TRIP(AFTER, m) \
     do { \
-        PASS_DOUBLEROUND(HPHASE, ROW_DIAG, ROW_UNDIAG, AFTER, AFTER, m); \
-        PASS_DOUBLEROUND(HPHASE, ROW_DIAG, ROW_UNDIAG, AFTER, AFTER, m); \
+        PASS_DOUBLEROUND(HPHASE, HPHASE, ROW_DIAG, ROW_UNDIAG, AFTER, AFTER, m); \
+        PASS_DOUBLEROUND(HPHASE, HPHASE, ROW_DIAG, ROW_UNDIAG, AFTER, AFTER, m); \
     } while (0)
 
 /*
@@ -501,13 +503,17 @@ chacha20_neon_hybrid(uint8_t *out, const uint8_t *in, size_t n,
 #define WSCALAR8 SPHASE(16, SCALAR_DIAGONALS); SPHASE(12, SCALAR_DIAGONALS)
 #define WSCALAR7 SPHASE(8, SCALAR_DIAGONALS); SPHASE(7, SCALAR_DIAGONALS)
 
-/* step k of the vertical columns and of the rows (tbl for 8), then scalar */
+/* step k of the vertical columns and of the rows (tbl for 8) */
 #define WROW(k, j) QSTEP##k(a##j, b##j, c##j, d##j);
-#define WPHASE(k, a0, b0, c0, d0, a1, b1, c1, d1, a2, b2, c2, d2, a3, b3, c3, d3) \
+#define WSTEPS(k, a0, b0, c0, d0, a1, b1, c1, d1, a2, b2, c2, d2, a3, b3, c3, d3) \
     QSTEP##k(a0, b0, c0, d0); WROW(k, 0) \
     QSTEP##k(a1, b1, c1, d1); WROW(k, 1) \
-    QSTEP##k(a2, b2, c2, d2); QSTEP##k(a3, b3, c3, d3); \
-    WSCALAR##k
+    QSTEP##k(a2, b2, c2, d2); QSTEP##k(a3, b3, c3, d3);
+/* ... then a scalar half round: a scalar double round a NEON round */
+#define WPHASE(k, ...) WSTEPS(k, __VA_ARGS__) WSCALAR##k
+/* ... or the scalar step k of the same round: a scalar round a NEON round */
+#define W1PHASE_C(k, ...) WSTEPS(k, __VA_ARGS__) SPHASE(k, SCALAR_COLUMNS)
+#define W1PHASE_D(k, ...) WSTEPS(k, __VA_ARGS__) SPHASE(k, SCALAR_DIAGONALS)
 
 /*
  * The row blocks' diagonals with rows a, c, d rotated (by 3, 1, 2 lanes)
@@ -522,7 +528,11 @@ chacha20_neon_hybrid(uint8_t *out, const uint8_t *in, size_t n,
     d##j = vextq_u32(d##j, d##j, 2);
 
 #define WIDE_DOUBLEROUND(AFTER_COLUMNS, AFTER_DIAGONALS, m) \
-    PASS_DOUBLEROUND(WPHASE, WROW_DIAG, WROW_UNDIAG, AFTER_COLUMNS, AFTER_DIAGONALS, m)
+    PASS_DOUBLEROUND(WPHASE, WPHASE, WROW_DIAG, WROW_UNDIAG, AFTER_COLUMNS, \
+                     AFTER_DIAGONALS, m)
+#define WIDE1_DOUBLEROUND(AFTER_COLUMNS, AFTER_DIAGONALS, m) \
+    PASS_DOUBLEROUND(W1PHASE_C, W1PHASE_D, WROW_DIAG, WROW_UNDIAG, AFTER_COLUMNS, \
+                     AFTER_DIAGONALS, m)
 
 #define S16_PARAMS(T, s) \
     T s##0, T s##1, T s##2, T s##3, T s##4, T s##5, T s##6, T s##7, T s##8, \
@@ -602,6 +612,47 @@ CHACHA_INLINE void wide_passes(uint8_t *dst, const uint8_t *src, size_t n,
         sctr += 8;
         dst += WIDE_BYTES;
         src += WIDE_BYTES;
+    }
+}
+
+/*
+ * The wide pass with one scalar block (448 bytes): its block first, then
+ * the six NEON blocks; a scalar round beside each NEON round, so that the
+ * scalar block is done with them. For the AEAD on a core whose integer
+ * pipes two scalar blocks and the MAC overload (neon_wide1-fused, Neoverse
+ * V1: ARM_WIDE_MAC1); with mac, 448 bytes (28 Poly1305 blocks) MACed beside
+ * each: three a double round, then two.
+ */
+#define WIDE1_BYTES 448
+
+CHACHA_INLINE void wide1_passes(uint8_t *dst, const uint8_t *src, size_t n,
+                                const uint32_t key[8], const uint32_t counter[4],
+                                stitched_mac *mac)
+{
+    uint32x4_t ctr = vaddq_u32(vdupq_n_u32(counter[0] + 1), vld1q_u32(lane_index));
+    uint32_t sctr = counter[0];
+
+    for (; n > 0; n--) {
+        uint8_t *out = dst + 64;
+        const uint8_t *in = src + 64;
+        HYBRID_PASS_INIT(key, counter, ctr, FOR_ROWS_2);
+        uint32_t s0 = sigma[0], s1 = sigma[1], s2 = sigma[2], s3 = sigma[3];
+        uint32_t s4 = key[0], s5 = key[1], s6 = key[2], s7 = key[3];
+        uint32_t s8 = key[4], s9 = key[5], s10 = key[6], s11 = key[7];
+        uint32_t s12 = sctr, s13 = counter[1], s14 = counter[2];
+        uint32_t s15 = counter[3];
+        int i;
+
+        for (i = 0; i < 8; i++)
+            WIDE1_DOUBLEROUND(MAC_TWO, MAC_ONE, mac);
+        for (; i < 10; i++)
+            WIDE1_DOUBLEROUND(MAC_ONE, MAC_ONE, mac);
+        scalar_emit(dst, src, key, counter, sctr, S16);
+        HYBRID_PASS_EMIT(FOR_ROWS_2);
+        ctr = vaddq_u32(ctr, vdupq_n_u32(7));
+        sctr += 7;
+        dst += WIDE1_BYTES;
+        src += WIDE1_BYTES;
     }
 }
 

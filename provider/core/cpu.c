@@ -23,7 +23,8 @@ static unsigned int caps_value;
  * models of N1, V1, V2 and N2 the neon_wide kernel's pass costs fewer cycles
  * a byte than neon's; on the Cortex-A57 and A53 models more. All but N1 also
  * ARM_WIDE_MAC: neon_wide-fused costs fewer cycles than the two steps on
- * the V1, V2 and N2 models, more on N1's (see caps.def). Built on every
+ * the V1, V2 and N2 models, more on N1's (see caps.def); V1 also
+ * ARM_WIDE_MAC1 (neon_wide1-fused: fewer cycles there). Built on every
  * architecture, so that the tests check the table everywhere.
  */
 unsigned int chacha_arm_core_prefer(uint64_t midr)
@@ -33,7 +34,8 @@ unsigned int chacha_arm_core_prefer(uint64_t midr)
         unsigned int prefer;
     } cores[] = {
         { 0xd0c, CHACHA_CAP_ARM_WIDE },                              /* N1 */
-        { 0xd40, CHACHA_CAP_ARM_WIDE | CHACHA_CAP_ARM_WIDE_MAC },    /* V1 */
+        { 0xd40, CHACHA_CAP_ARM_WIDE | CHACHA_CAP_ARM_WIDE_MAC
+                 | CHACHA_CAP_ARM_WIDE_MAC1 },                       /* V1 */
         { 0xd49, CHACHA_CAP_ARM_WIDE | CHACHA_CAP_ARM_WIDE_MAC },    /* N2 */
         { 0xd4f, CHACHA_CAP_ARM_WIDE | CHACHA_CAP_ARM_WIDE_MAC },    /* V2 */
         { 0xd84, CHACHA_CAP_ARM_WIDE | CHACHA_CAP_ARM_WIDE_MAC },    /* V3 */

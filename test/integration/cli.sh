@@ -197,9 +197,10 @@ fi
 
 # Arm's server cores by MIDR_EL1 (the table is built on every architecture):
 # ARM_WIDE (auto takes neon_wide) on Neoverse N1, V1, N2, V2, V3, N3;
-# ARM_WIDE_MAC (auto takes neon_wide-fused for the AEAD) on all but N1
+# ARM_WIDE_MAC (auto takes neon_wide-fused for the AEAD) on all but N1;
+# ARM_WIDE_MAC1 (neon_wide1-fused instead) on V1
 if [ -n "${LIST_KERNELS:-}" ]; then
-    for m in "410fd0c0:armwide" "410fd401:armwide armwidemac" \
+    for m in "410fd0c0:armwide" "410fd401:armwide armwidemac armwidemac1" \
              "410fd490:armwide armwidemac" "410fd4f0:armwide armwidemac" \
              "410fd840:armwide armwidemac" "410fd8e0:armwide armwidemac" \
              "410fd080:none" "410fd034:none" "510fd0c0:none"; do
@@ -213,12 +214,12 @@ if [ -n "${LIST_KERNELS:-}" ]; then
     if ${EMULATOR:-} "$LIST_KERNELS" chacha20 | grep -qx neon_wide; then
         $unpinned CHACHA_PROVIDER_IMPL=neon_wide CHACHA_PROVIDER_POLY1305_IMPL=neon \
             CHACHA_PROVIDER_DEBUG=1 $OPENSSL list -providers $ours >"$tmp/o" 2>&1
-        check "forced neon_wide: the AEAD runs neon_wide-fused on any core" \
-            grep -qF "(chacha20=neon_wide poly1305=neon aead=neon_wide-fused)" "$tmp/o"
+        check "forced neon_wide: the AEAD runs its first fused kernel, neon_wide1-fused, on any core" \
+            grep -qF "(chacha20=neon_wide poly1305=neon aead=neon_wide1-fused)" "$tmp/o"
         $unpinned CHACHA_PROVIDER_DISABLE=armwidemac CHACHA_PROVIDER_DEBUG=1 \
             $OPENSSL list -providers $ours >"$tmp/o" 2>&1
-        check "CHACHA_PROVIDER_DISABLE=armwidemac: auto's AEAD is not neon_wide-fused" \
-            sh -c "grep -q 'aead=' '$tmp/o' && ! grep -q 'aead=neon_wide-fused' '$tmp/o'"
+        check "CHACHA_PROVIDER_DISABLE=armwidemac: auto's AEAD is neither neon_wide fused kernel" \
+            sh -c "grep -q 'aead=' '$tmp/o' && ! grep -q 'aead=neon_wide1*-fused' '$tmp/o'"
     fi
 fi
 
