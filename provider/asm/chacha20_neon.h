@@ -565,6 +565,40 @@ CHACHA_INLINE void scalar_emit(uint8_t *out, const uint8_t *in,
 #undef SPAIR
 }
 
+/* a scalar block's state s0..s15 for block counter c */
+#define SCALAR_INIT(c) \
+    uint32_t s0 = sigma[0], s1 = sigma[1], s2 = sigma[2], s3 = sigma[3]; \
+    uint32_t s4 = key[0], s5 = key[1], s6 = key[2], s7 = key[3]; \
+    uint32_t s8 = key[4], s9 = key[5], s10 = key[6], s11 = key[7]; \
+    uint32_t s12 = (c), s13 = counter[1], s14 = counter[2], s15 = counter[3]
+
+/*
+ * The loop of n wide passes with S scalar blocks (bytes 0..64 S of each,
+ * block counters sctr, sctr + 1, ...) and the hybrid's six NEON blocks
+ * after them: BODY runs the rounds and writes the scalar blocks, the loop
+ * the NEON ones. In a function of dst, src, n, key, counter.
+ */
+#define WIDE_PASS_LOOP(S, BODY) \
+    do { \
+        uint32x4_t ctr = vaddq_u32(vdupq_n_u32(counter[0] + (S)), \
+                                   vld1q_u32(lane_index)); \
+        uint32_t sctr = counter[0]; \
+        \
+        for (; n > 0; n--) { \
+            uint8_t *out = dst + 64 * (S); \
+            const uint8_t *in = src + 64 * (S); \
+            HYBRID_PASS_INIT(key, counter, ctr, FOR_ROWS_2); \
+            int i; \
+            \
+            BODY; \
+            HYBRID_PASS_EMIT(FOR_ROWS_2); \
+            ctr = vaddq_u32(ctr, vdupq_n_u32(6 + (S))); \
+            sctr += 6 + (S); \
+            dst += 64 * (6 + (S)); \
+            src += 64 * (6 + (S)); \
+        } \
+    } while (0)
+
 /*
  * Scalar block h of the pass, its 20 rounds beside five NEON double rounds,
  * written as soon as they are done; with mac, 16 Poly1305 blocks beside
@@ -575,11 +609,7 @@ CHACHA_INLINE void scalar_emit(uint8_t *out, const uint8_t *in,
 #define WIDE_HALF(h, mac) \
     do { \
         const uint32_t c = sctr + (h); \
-        uint32_t s0 = sigma[0], s1 = sigma[1], s2 = sigma[2], s3 = sigma[3]; \
-        uint32_t s4 = key[0], s5 = key[1], s6 = key[2], s7 = key[3]; \
-        uint32_t s8 = key[4], s9 = key[5], s10 = key[6], s11 = key[7]; \
-        uint32_t s12 = c, s13 = counter[1], s14 = counter[2]; \
-        uint32_t s15 = counter[3]; \
+        SCALAR_INIT(c); \
         \
         MAC_ROUND(mac); \
         for (i = 0; i < 5; i++) \
@@ -596,23 +626,7 @@ CHACHA_INLINE void wide_passes(uint8_t *dst, const uint8_t *src, size_t n,
                                const uint32_t key[8], const uint32_t counter[4],
                                stitched_mac *mac)
 {
-    uint32x4_t ctr = vaddq_u32(vdupq_n_u32(counter[0] + 2), vld1q_u32(lane_index));
-    uint32_t sctr = counter[0];
-
-    for (; n > 0; n--) {
-        uint8_t *out = dst + 128;
-        const uint8_t *in = src + 128;
-        HYBRID_PASS_INIT(key, counter, ctr, FOR_ROWS_2);
-        int i;
-
-        WIDE_HALF(0, mac);
-        WIDE_HALF(1, mac);
-        HYBRID_PASS_EMIT(FOR_ROWS_2);
-        ctr = vaddq_u32(ctr, vdupq_n_u32(8));
-        sctr += 8;
-        dst += WIDE_BYTES;
-        src += WIDE_BYTES;
-    }
+    WIDE_PASS_LOOP(2, WIDE_HALF(0, mac); WIDE_HALF(1, mac));
 }
 
 /*
@@ -624,36 +638,22 @@ CHACHA_INLINE void wide_passes(uint8_t *dst, const uint8_t *src, size_t n,
  * each: three a double round, then two.
  */
 #define WIDE1_BYTES 448
+#define WIDE1_BLOCK(mac) \
+    do { \
+        SCALAR_INIT(sctr); \
+        \
+        for (i = 0; i < 8; i++) \
+            WIDE1_DOUBLEROUND(MAC_TWO, MAC_ONE, mac); \
+        for (; i < 10; i++) \
+            WIDE1_DOUBLEROUND(MAC_ONE, MAC_ONE, mac); \
+        scalar_emit(dst, src, key, counter, sctr, S16); \
+    } while (0)
 
 CHACHA_INLINE void wide1_passes(uint8_t *dst, const uint8_t *src, size_t n,
                                 const uint32_t key[8], const uint32_t counter[4],
                                 stitched_mac *mac)
 {
-    uint32x4_t ctr = vaddq_u32(vdupq_n_u32(counter[0] + 1), vld1q_u32(lane_index));
-    uint32_t sctr = counter[0];
-
-    for (; n > 0; n--) {
-        uint8_t *out = dst + 64;
-        const uint8_t *in = src + 64;
-        HYBRID_PASS_INIT(key, counter, ctr, FOR_ROWS_2);
-        uint32_t s0 = sigma[0], s1 = sigma[1], s2 = sigma[2], s3 = sigma[3];
-        uint32_t s4 = key[0], s5 = key[1], s6 = key[2], s7 = key[3];
-        uint32_t s8 = key[4], s9 = key[5], s10 = key[6], s11 = key[7];
-        uint32_t s12 = sctr, s13 = counter[1], s14 = counter[2];
-        uint32_t s15 = counter[3];
-        int i;
-
-        for (i = 0; i < 8; i++)
-            WIDE1_DOUBLEROUND(MAC_TWO, MAC_ONE, mac);
-        for (; i < 10; i++)
-            WIDE1_DOUBLEROUND(MAC_ONE, MAC_ONE, mac);
-        scalar_emit(dst, src, key, counter, sctr, S16);
-        HYBRID_PASS_EMIT(FOR_ROWS_2);
-        ctr = vaddq_u32(ctr, vdupq_n_u32(7));
-        sctr += 7;
-        dst += WIDE1_BYTES;
-        src += WIDE1_BYTES;
-    }
+    WIDE_PASS_LOOP(1, WIDE1_BLOCK(mac));
 }
 
 static __attribute__((noinline)) void
