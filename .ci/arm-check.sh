@@ -52,13 +52,13 @@ $emu ./test/kernel/list_kernels
 # auto's choice on the cores qemu names by MIDR_EL1 (the runs below force
 # their kernel): Neoverse N1 takes neon_wide and, without ARM_WIDE_MAC, the
 # AEAD in two steps; the A72 neon and neon-fused; max (SVE2, no Neoverse
-# MIDR) sve2 and two steps
+# MIDR) sve2 and sve2-fused
 if [ "$arch" = aarch64 ]; then
     ok=0 bad=0
     for want in "neoverse-n1:chacha20=neon_wide poly1305=neon aead=two-step" \
                 "cortex-a72:chacha20=neon poly1305=neon aead=neon-fused" \
                 "cortex-a53:chacha20=neon poly1305=neon aead=neon-fused" \
-                "max:chacha20=sve2 poly1305=neon aead=two-step"; do
+                "max:chacha20=sve2 poly1305=neon aead=sve2-fused"; do
         got=$($emu -cpu "${want%%:*}" ./test/kernel/list_kernels auto)
         if [ "$got" = "${want#*:}" ]; then
             ok=$((ok + 1))

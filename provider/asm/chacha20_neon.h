@@ -31,7 +31,7 @@
 #include "kernel.h"
 #include "util.h"
 #if defined(__aarch64__)
-# include "poly1305_r64.h"
+# include "chacha20_poly1305_neon.h"
 #endif
 
 #if !defined(__ARM_NEON) && !defined(__ARM_NEON__)
@@ -331,29 +331,6 @@ DEFINE_ROWS_KERNEL(3)
 
 static const uint32_t lane_index[4] = { 0, 1, 2, 3 };
 
-/*
- * The Poly1305 side of a stitched pass (the fused AEAD kernel below): the
- * radix 2^64 accumulator and key, and the 384 bytes of ciphertext it takes
- * in during the pass, blocks (POLY1305_R64_A64_STEP) between the rounds, on
- * the integer pipes while the NEON ones run the rounds. NULL for plain
- * ChaCha20 passes.
- */
-typedef struct {
-    uint64_t h0, h1, h2, r0, r1, s1;
-    const uint8_t *in;
-} stitched_mac;
-
-#define MAC_BLOCK(m) \
-    do { \
-        uint64_t m0_, m1_, t0_, t1_, t2_, t3_; \
-        \
-        __asm__(POLY1305_R64_A64_STEP("") \
-                : POLY1305_R64_A64_OUT((m)->h0, (m)->h1, (m)->h2, (m)->in, \
-                                       m0_, m1_, t0_, t1_, t2_, t3_) \
-                : POLY1305_R64_A64_IN((m)->r0, (m)->r1, (m)->s1, (uint64_t)1) \
-                : "cc", "memory"); \
-    } while (0)
-#define MAC_ROUND(m) do { if (m) MAC_BLOCK(m); } while (0)
 /* one and two of them: statements for a pass's double round (below) */
 #define MAC_ONE(m) MAC_ROUND(m)
 #define MAC_TWO(m) MAC_ROUND(m); MAC_ROUND(m)
@@ -447,8 +424,6 @@ hybrid_plain(uint8_t *out, const uint8_t *in, size_t n,
     hybrid_passes(out, in, n, key, counter, NULL);
 }
 
-typedef void passes_fn(uint8_t *out, const uint8_t *in, size_t n,
-                       const uint32_t key[8], const uint32_t counter[4]);
 
 static __attribute__((noinline)) void
 chacha20_neon_hybrid(uint8_t *out, const uint8_t *in, size_t n,

@@ -19,31 +19,9 @@
 extern const chacha20_kernel chacha20_neon_kernel;
 extern const poly1305_kernel poly1305_neon_kernel;
 
-/* n passes (pass: hybrid_passes or wide_passes) with mac, then the burn */
-#define DEFINE_PASSES_MAC(name, pass) \
-    static __attribute__((noinline)) void \
-    name##_mac_inner(uint8_t *out, const uint8_t *in, size_t n, \
-                     const uint32_t key[8], const uint32_t counter[4], \
-                     stitched_mac *mac) \
-    { \
-        stitched_mac m = *mac;      /* a local copy lives in registers */ \
-        \
-        pass(out, in, n, key, counter, &m); \
-        mac->h0 = m.h0; \
-        mac->h1 = m.h1; \
-        mac->h2 = m.h2; \
-        mac->in = m.in; \
-    } \
-    static void name##_mac(uint8_t *out, const uint8_t *in, size_t n, \
-                           const uint32_t key[8], const uint32_t counter[4], \
-                           stitched_mac *mac) \
-    { \
-        name##_mac_inner(out, in, n, key, counter, mac); \
-        chacha_burn_stack(BURN_PASSES); \
-    }
-DEFINE_PASSES_MAC(hybrid, hybrid_passes)
-DEFINE_PASSES_MAC(wide, wide_passes)
-DEFINE_PASSES_MAC(wide1, wide1_passes)
+DEFINE_PASSES_MAC(hybrid, hybrid_passes, BURN_PASSES)
+DEFINE_PASSES_MAC(wide, wide_passes, BURN_PASSES)
+DEFINE_PASSES_MAC(wide1, wide1_passes, BURN_PASSES)
 
 /* wide1's passes alone (sealing's first pass), then the burn */
 static __attribute__((noinline)) void
@@ -60,23 +38,10 @@ static void chacha20_neon_wide1(uint8_t *out, const uint8_t *in, size_t n,
     chacha_burn_stack(BURN_PASSES);
 }
 
-typedef void passes_mac_fn(uint8_t *out, const uint8_t *in, size_t n,
-                           const uint32_t key[8], const uint32_t counter[4],
-                           stitched_mac *mac);
-
-/*
- * The AEAD's bulk: passes of pass_bytes (blocks = pass_bytes / 64), plain
- * (passes, which burns) or with the MAC stitched in (passes_mac), then the
- * rest. Sealing, a pass MACs the previous pass's output (the first pass runs
- * alone, the last one's output is MACed after); opening, each pass MACs its
- * own input.
- */
-CHACHA_INLINE void xor_mac_passes(uint8_t *out, const uint8_t *in, size_t len,
-                                  const uint32_t key[8],
-                                  const uint32_t counter[4],
-                                  poly1305_state *mst, int enc,
-                                  size_t pass_bytes, passes_fn *passes,
-                                  passes_mac_fn *passes_mac)
+void chacha_a64_xor_mac_passes(uint8_t *out, const uint8_t *in, size_t len,
+                               const uint32_t key[8], const uint32_t counter[4],
+                               poly1305_state *mst, int enc, size_t pass_bytes,
+                               passes_fn *passes, passes_mac_fn *passes_mac)
 {
     poly1305_r64 *p = poly1305_r64_of(mst);    /* the NEON kernel's sc */
     const uint32_t blocks = (uint32_t)(pass_bytes / 64);
@@ -119,24 +84,27 @@ static void xor_mac_neon(uint8_t *out, const uint8_t *in, size_t len,
                          const uint32_t key[8], const uint32_t counter[4],
                          poly1305_state *mst, int enc)
 {
-    xor_mac_passes(out, in, len, key, counter, mst, enc, HYBRID_BYTES,
-                   chacha20_neon_hybrid, hybrid_mac);
+    chacha_a64_xor_mac_passes(out, in, len, key, counter, mst, enc,
+                              HYBRID_BYTES,
+                              chacha20_neon_hybrid, hybrid_mac);
 }
 
 static void xor_mac_neon_wide1(uint8_t *out, const uint8_t *in, size_t len,
                                const uint32_t key[8], const uint32_t counter[4],
                                poly1305_state *mst, int enc)
 {
-    xor_mac_passes(out, in, len, key, counter, mst, enc, WIDE1_BYTES,
-                   chacha20_neon_wide1, wide1_mac);
+    chacha_a64_xor_mac_passes(out, in, len, key, counter, mst, enc,
+                              WIDE1_BYTES,
+                              chacha20_neon_wide1, wide1_mac);
 }
 
 static void xor_mac_neon_wide(uint8_t *out, const uint8_t *in, size_t len,
                               const uint32_t key[8], const uint32_t counter[4],
                               poly1305_state *mst, int enc)
 {
-    xor_mac_passes(out, in, len, key, counter, mst, enc, WIDE_BYTES,
-                   chacha20_neon_wide, wide_mac);
+    chacha_a64_xor_mac_passes(out, in, len, key, counter, mst, enc,
+                              WIDE_BYTES,
+                              chacha20_neon_wide, wide_mac);
 }
 
 /*

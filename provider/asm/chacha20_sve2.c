@@ -27,6 +27,7 @@
 #include <arm_sve.h>
 #include "kernel.h"
 #include "util.h"
+#include "chacha20_poly1305_neon.h"
 
 #if !defined(__ARM_FEATURE_SVE2)
 # error "chacha20_sve2.c needs SVE2: build it with -march=armv8-a+sve2"
@@ -135,19 +136,27 @@ static const uint32_t sigma[4] = {
 
 #define FF(x, v) x = svadd_u32_x(pg, x, v)
 
+#define PASS_BYTES (16 * svcntb() + 64 * CHACHA_SVE2_SCALAR)
+#define PASS_BLOCKS (svcntw() + CHACHA_SVE2_SCALAR)
+
 /*
  * n whole passes of 16 * VL/8 (+ 64 with the scalar block) bytes from
  * block counter[0]. The state words are broadcast again from key[] and
  * counter[] for each pass and for the feed-forward, so that the rounds hold
  * only the 16 working vectors: nothing spills (only d8-d15 are saved).
+ * With mac (the sve2-fused AEAD kernel), the pass's PASS_BYTES / 16
+ * Poly1305 blocks are MACed beside the rounds, on the integer pipes, after
+ * each columns round (VL 128: 20 blocks, two a double round); the pass
+ * writes its output after its rounds, so in place works.
  */
-static __attribute__((noinline)) void
-sve2_passes(uint8_t *out, const uint8_t *in, size_t n, const uint32_t key[8],
-            const uint32_t counter[4])
+SVE_INLINE void sve2_pass_loop(uint8_t *out, const uint8_t *in, size_t n,
+                               const uint32_t key[8], const uint32_t counter[4],
+                               stitched_mac *mac)
 {
     const svbool_t pg = svptrue_b32(), pb = svptrue_b8();
     const size_t half = 8 * svcntb(), vbytes = 16 * svcntb();
     const uint32_t step = (uint32_t)svcntw();
+    const size_t mac_q = PASS_BYTES / 16 / 10, mac_r = PASS_BYTES / 16 % 10;
     svuint32_t ctr = svindex_u32(counter[0], 1);
 #if CHACHA_SVE2_SCALAR
     uint32_t sctr = counter[0] + step;
@@ -164,12 +173,17 @@ sve2_passes(uint8_t *out, const uint8_t *in, size_t n, const uint32_t key[8],
 #endif
 
         for (i = 0; i < 10; i++) {
+            size_t j;
+
             QROUND4(x0, x4, x8, x12, x1, x5, x9, x13,
                     x2, x6, x10, x14, x3, x7, x11, x15);
 #if CHACHA_SVE2_SCALAR
             SQUARTER(s0, s4, s8, s12); SQUARTER(s1, s5, s9, s13);
             SQUARTER(s2, s6, s10, s14); SQUARTER(s3, s7, s11, s15);
 #endif
+            if (mac != NULL)
+                for (j = 0; j < mac_q + ((size_t)i < mac_r); j++)
+                    MAC_BLOCK(mac);
             QROUND4(x0, x5, x10, x15, x1, x6, x11, x12,
                     x2, x7, x8, x13, x3, x4, x9, x14);
 #if CHACHA_SVE2_SCALAR
@@ -228,8 +242,22 @@ sve2_passes(uint8_t *out, const uint8_t *in, size_t n, const uint32_t key[8],
 }
 #undef FF
 
-#define PASS_BYTES (16 * svcntb() + 64 * CHACHA_SVE2_SCALAR)
-#define PASS_BLOCKS (svcntw() + CHACHA_SVE2_SCALAR)
+static __attribute__((noinline)) void
+sve2_passes(uint8_t *out, const uint8_t *in, size_t n, const uint32_t key[8],
+            const uint32_t counter[4])
+{
+    sve2_pass_loop(out, in, n, key, counter, NULL);
+}
+
+/* the AEAD's passes: plain (sealing's first) and with the MAC, each burnt */
+static void sve2_plain_burn(uint8_t *out, const uint8_t *in, size_t n,
+                            const uint32_t key[8], const uint32_t counter[4])
+{
+    sve2_passes(out, in, n, key, counter);
+    chacha_burn_stack(1024);
+}
+
+DEFINE_PASSES_MAC(sve2, sve2_pass_loop, 1024)
 
 /*
  * From 1025 bytes, as the NEON kernel's hybrid passes: shorter input keeps
@@ -271,17 +299,35 @@ static void chacha20_xor_sve2(uint8_t *out, const uint8_t *in, size_t len,
         xor_long(out, in, len, key, counter);
 }
 
-extern const chacha20_kernel chacha20_neon_wide_kernel;
-
-/*
- * Under auto, on the Neoverse cores with SVE2 (N2, V2: ARM_WIDE_MAC), the
- * AEAD takes neon_wide-fused: llvm-mca 19, 16 KiB, 1.22 / 2.27 cycles a
- * byte on V2 / N2 against 1.69 / 2.58 for sve2 and neon's Poly1305 in two
- * steps.
- */
 const chacha20_kernel chacha20_sve2_kernel = {
     .name = "sve2",
     .caps = CHACHA_CAP_NEON | CHACHA_CAP_SVE2,
-    .fuses_as = &chacha20_neon_wide_kernel,
     .xor_stream = chacha20_xor_sve2,
+};
+
+/*
+ * sve2-fused: the sve2 passes with the MAC stitched in (the NEON Poly1305
+ * kernel's state, its scalar step), from 1025 bytes; shorter input and the
+ * tail as the two steps. llvm-mca 19, 16 KiB, VL 128, cycles a byte: V2
+ * 1.09, N2 1.91, against 1.69 / 2.58 for sve2 and the NEON Poly1305 in two
+ * steps, 1.22 / 2.27 for neon_wide-fused, and OpenSSL 3.5's best 1.52 /
+ * 2.36 (bench/arm-mca.sh): auto takes it wherever it takes sve2.
+ */
+extern const poly1305_kernel poly1305_neon_kernel;
+
+static void xor_mac_sve2(uint8_t *out, const uint8_t *in, size_t len,
+                         const uint32_t key[8], const uint32_t counter[4],
+                         poly1305_state *mst, int enc)
+{
+    chacha_a64_xor_mac_passes(out, in, len, key, counter, mst, enc, PASS_BYTES,
+                              sve2_plain_burn, sve2_mac);
+}
+
+const chacha20_poly1305_kernel chacha20_poly1305_sve2_kernel = {
+    .name = "sve2-fused",
+    .caps = CHACHA_CAP_NEON | CHACHA_CAP_SVE2,
+    .chacha = &chacha20_sve2_kernel,
+    .poly = &poly1305_neon_kernel,
+    .xor_mac = xor_mac_sve2,
+    .min_len = { SVE2_MIN_LEN, SVE2_MIN_LEN },
 };

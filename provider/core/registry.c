@@ -138,13 +138,9 @@ const chacha20_poly1305_kernel *chacha_select_fused(const chacha20_kernel *c,
 
         if (f->poly != p || !chacha_caps_ok(f->caps))
             continue;
-        if (!auto_pick) {
-            if (f->chacha == c)
-                return f;     /* a pair forced on a slow-zmm CPU fuses too */
-        } else if ((f->chacha == c || (c->fuses_as != NULL && f->chacha == c->fuses_as))
-                   && chacha_caps_ok(f->caps | f->prefer)) {
+        /* a pair forced on a slow-zmm CPU fuses too */
+        if (f->chacha == c && (!auto_pick || chacha_caps_ok(f->caps | f->prefer)))
             return f;
-        }
     }
     return NULL;
 }

@@ -36,11 +36,9 @@ int chacha_select_is_auto(const char *name);
 
 /*
  * The fused kernel for this pair on this CPU, or NULL (two steps then).
- * auto_pick: the ChaCha20 kernel is auto's choice; then a fused kernel's
- * preference bits (.prefer) are asked for too, and a ChaCha20 kernel's
- * .fuses_as names the kernel whose fused kernels it also takes. A forced
- * ChaCha20 kernel fuses only with its own fused kernel, on any CPU that
- * runs it.
+ * The first of the list for this pair; auto_pick (the ChaCha20 kernel is
+ * auto's choice): the first whose preference bits (.prefer) the CPU has
+ * too. A forced pair fuses on any CPU that runs the fused kernel.
  */
 const chacha20_poly1305_kernel *chacha_select_fused(const chacha20_kernel *c,
                                                     const poly1305_kernel *p,

@@ -56,11 +56,6 @@ typedef struct chacha20_kernel_s {
      * forced by name, the kernel runs without them); 0: none.
      */
     unsigned int prefer;
-    /*
-     * A kernel of the same keystream whose fused AEAD kernels auto takes
-     * with this one too (sve2: neon_wide's neon_wide-fused); NULL: none.
-     */
-    const struct chacha20_kernel_s *fuses_as;
     chacha20_xor_fn *xor_stream;
     /*
      * The same, with scalar blocks on the general purpose registers beside
