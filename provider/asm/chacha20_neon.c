@@ -28,7 +28,7 @@ xor_long(uint8_t *out, const uint8_t *in, size_t len, const uint32_t key[8],
          const uint32_t counter[4])
 {
     passes_then_rest(out, in, len, key, counter, HYBRID_BYTES,
-                     chacha20_neon_hybrid);
+                     hybrid_burnt);
 }
 
 
@@ -37,7 +37,7 @@ static __attribute__((noinline)) void
 xor_wide(uint8_t *out, const uint8_t *in, size_t len, const uint32_t key[8],
          const uint32_t counter[4])
 {
-    passes_then_rest(out, in, len, key, counter, WIDE_BYTES, chacha20_neon_wide);
+    passes_then_rest(out, in, len, key, counter, WIDE_BYTES, wide_burnt);
 }
 
 static void chacha20_xor_neon_wide(uint8_t *out, const uint8_t *in, size_t len,

@@ -416,22 +416,7 @@ CHACHA_INLINE void hybrid_passes(uint8_t *out, const uint8_t *in, size_t n,
 }
 
 
-/* Neither inlined, so that short input does not pay for the passes' setup. */
-static __attribute__((noinline)) void
-hybrid_plain(uint8_t *out, const uint8_t *in, size_t n,
-             const uint32_t key[8], const uint32_t counter[4])
-{
-    hybrid_passes(out, in, n, key, counter, NULL);
-}
-
-
-static __attribute__((noinline)) void
-chacha20_neon_hybrid(uint8_t *out, const uint8_t *in, size_t n,
-                     const uint32_t key[8], const uint32_t counter[4])
-{
-    hybrid_plain(out, in, n, key, counter);
-    chacha_burn_stack(BURN_PASSES);
-}
+DEFINE_PASSES_PLAIN(hybrid, hybrid_passes, BURN_PASSES)
 
 /*
  * Wide pass (the neon_wide kernel and neon_wide-fused, for wide out-of-order
@@ -631,20 +616,7 @@ CHACHA_INLINE void wide1_passes(uint8_t *dst, const uint8_t *src, size_t n,
     WIDE_PASS_LOOP(1, WIDE1_BLOCK(mac));
 }
 
-static __attribute__((noinline)) void
-wide_plain(uint8_t *out, const uint8_t *in, size_t n, const uint32_t key[8],
-           const uint32_t counter[4])
-{
-    wide_passes(out, in, n, key, counter, NULL);
-}
-
-static __attribute__((noinline)) void
-chacha20_neon_wide(uint8_t *out, const uint8_t *in, size_t n,
-                   const uint32_t key[8], const uint32_t counter[4])
-{
-    wide_plain(out, in, n, key, counter);
-    chacha_burn_stack(BURN_PASSES);
-}
+DEFINE_PASSES_PLAIN(wide, wide_passes, BURN_PASSES)
 #endif
 
 /* The four state rows: constants, key, counter and nonce. */

@@ -22,21 +22,7 @@ extern const poly1305_kernel poly1305_neon_kernel;
 DEFINE_PASSES_MAC(hybrid, hybrid_passes, BURN_PASSES)
 DEFINE_PASSES_MAC(wide, wide_passes, BURN_PASSES)
 DEFINE_PASSES_MAC(wide1, wide1_passes, BURN_PASSES)
-
-/* wide1's passes alone (sealing's first pass), then the burn */
-static __attribute__((noinline)) void
-wide1_plain(uint8_t *out, const uint8_t *in, size_t n, const uint32_t key[8],
-            const uint32_t counter[4])
-{
-    wide1_passes(out, in, n, key, counter, NULL);
-}
-
-static void chacha20_neon_wide1(uint8_t *out, const uint8_t *in, size_t n,
-                                const uint32_t key[8], const uint32_t counter[4])
-{
-    wide1_plain(out, in, n, key, counter);
-    chacha_burn_stack(BURN_PASSES);
-}
+DEFINE_PASSES_PLAIN(wide1, wide1_passes, BURN_PASSES)
 
 void chacha_a64_xor_mac_passes(uint8_t *out, const uint8_t *in, size_t len,
                                const uint32_t key[8], const uint32_t counter[4],
@@ -86,7 +72,7 @@ static void xor_mac_neon(uint8_t *out, const uint8_t *in, size_t len,
 {
     chacha_a64_xor_mac_passes(out, in, len, key, counter, mst, enc,
                               HYBRID_BYTES,
-                              chacha20_neon_hybrid, hybrid_mac);
+                              hybrid_burnt, hybrid_mac);
 }
 
 static void xor_mac_neon_wide1(uint8_t *out, const uint8_t *in, size_t len,
@@ -95,7 +81,7 @@ static void xor_mac_neon_wide1(uint8_t *out, const uint8_t *in, size_t len,
 {
     chacha_a64_xor_mac_passes(out, in, len, key, counter, mst, enc,
                               WIDE1_BYTES,
-                              chacha20_neon_wide1, wide1_mac);
+                              wide1_burnt, wide1_mac);
 }
 
 static void xor_mac_neon_wide(uint8_t *out, const uint8_t *in, size_t len,
@@ -104,7 +90,7 @@ static void xor_mac_neon_wide(uint8_t *out, const uint8_t *in, size_t len,
 {
     chacha_a64_xor_mac_passes(out, in, len, key, counter, mst, enc,
                               WIDE_BYTES,
-                              chacha20_neon_wide, wide_mac);
+                              wide_burnt, wide_mac);
 }
 
 /*

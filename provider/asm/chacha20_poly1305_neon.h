@@ -44,6 +44,27 @@ typedef void passes_mac_fn(uint8_t *out, const uint8_t *in, size_t n,
                            stitched_mac *mac);
 
 /*
+ * name_plain: n passes by pass (an inline pass loop with a stitched_mac *
+ * argument) without a MAC, out of line, so that short input does not pay for
+ * the passes' setup; name_burnt, a passes_fn: the same, then burn bytes of
+ * stack burnt.
+ */
+#define DEFINE_PASSES_PLAIN(name, pass, burn) \
+    static __attribute__((noinline)) void \
+    name##_plain(uint8_t *out, const uint8_t *in, size_t n, \
+                 const uint32_t key[8], const uint32_t counter[4]) \
+    { \
+        pass(out, in, n, key, counter, NULL); \
+    } \
+    static __attribute__((noinline)) void \
+    name##_burnt(uint8_t *out, const uint8_t *in, size_t n, \
+                 const uint32_t key[8], const uint32_t counter[4]) \
+    { \
+        name##_plain(out, in, n, key, counter); \
+        chacha_burn_stack(burn); \
+    }
+
+/*
  * name_mac, a passes_mac_fn: n passes by pass (an inline pass loop with a
  * stitched_mac * argument) with mac, out of line, then burn bytes of stack
  * burnt.

@@ -242,20 +242,8 @@ SVE_INLINE void sve2_pass_loop(uint8_t *out, const uint8_t *in, size_t n,
 }
 #undef FF
 
-static __attribute__((noinline)) void
-sve2_passes(uint8_t *out, const uint8_t *in, size_t n, const uint32_t key[8],
-            const uint32_t counter[4])
-{
-    sve2_pass_loop(out, in, n, key, counter, NULL);
-}
-
-/* the AEAD's passes: plain (sealing's first) and with the MAC, each burnt */
-static void sve2_plain_burn(uint8_t *out, const uint8_t *in, size_t n,
-                            const uint32_t key[8], const uint32_t counter[4])
-{
-    sve2_passes(out, in, n, key, counter);
-    chacha_burn_stack(1024);
-}
+/* the passes (and the AEAD's: plain, sealing's first, and with the MAC) */
+DEFINE_PASSES_PLAIN(sve2, sve2_pass_loop, 1024)
 
 DEFINE_PASSES_MAC(sve2, sve2_pass_loop, 1024)
 
@@ -278,7 +266,7 @@ xor_long(uint8_t *out, const uint8_t *in, size_t len, const uint32_t key[8],
         counter[3]
     };
 
-    sve2_passes(out, in, n, key, counter);
+    sve2_plain(out, in, n, key, counter);
 #if CHACHA_SVE2_SCALAR
     /* the scalar block's words: GCC spills some of them (test_stack_residue
        checks) */
@@ -320,7 +308,7 @@ static void xor_mac_sve2(uint8_t *out, const uint8_t *in, size_t len,
                          poly1305_state *mst, int enc)
 {
     chacha_a64_xor_mac_passes(out, in, len, key, counter, mst, enc, PASS_BYTES,
-                              sve2_plain_burn, sve2_mac);
+                              sve2_burnt, sve2_mac);
 }
 
 const chacha20_poly1305_kernel chacha20_poly1305_sve2_kernel = {
