@@ -79,6 +79,18 @@ int chacha_evp_aead_data(chacha_evp_aead *e, unsigned char *out, size_t *outl,
     return 1;
 }
 
+int chacha_evp_aead_empty_cipher(chacha_evp_aead *e, unsigned char *out,
+                                 size_t *outl, const unsigned char *in)
+{
+    *outl = 0;
+    if (in != NULL && out == NULL && e->aead.phase == CHACHA_AEAD_TEXT) {
+        ERR_raise_data(ERR_LIB_PROV, PROV_R_INVALID_AAD,
+                       "aad must come before the text");
+        return 0;
+    }
+    return 1;
+}
+
 int chacha_evp_aead_final(chacha_evp_aead *e)
 {
     uint8_t tag[CHACHA_EVP_TAG_LEN];

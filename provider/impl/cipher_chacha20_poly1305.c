@@ -216,10 +216,8 @@ static int aead_cipher(void *vctx, unsigned char *out, size_t *outl,
      * A zero-length call is a no-op, except that OpenSSL runs a pending TLS
      * record on a zero-length output call (and fails it).
      */
-    if (inl == 0 && (ctx->tls_payload == NO_TLS_PAYLOAD || out == NULL)) {
-        *outl = 0;
-        return 1;
-    }
+    if (inl == 0 && (ctx->tls_payload == NO_TLS_PAYLOAD || out == NULL))
+        return chacha_evp_aead_empty_cipher(&ctx->e, out, outl, in);
     return aead_process(ctx, out, outl, outsize, in, inl);
 }
 

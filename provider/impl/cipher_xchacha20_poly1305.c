@@ -111,6 +111,8 @@ static int xaead_cipher(void *vctx, unsigned char *out, size_t *outl,
 {
     if (in == NULL)
         return xaead_final(vctx, out, outl, outsize);
+    if (inl == 0)
+        return chacha_evp_aead_empty_cipher(&((XAEAD_CTX *)vctx)->e, out, outl, in);
     return xaead_update(vctx, out, outl, outsize, in, inl);
 }
 

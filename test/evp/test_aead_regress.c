@@ -12,6 +12,9 @@
  *   openssl#31285  decrypt Final with no tag set must fail
  *   tag length 0 and 17 (over EVP_CHACHAPOLY_TLS_TAG_LEN) set on decrypt, or
  *                  asked for after encrypt, must fail
+ *   empty AAD after the text (EVP_Cipher(ctx, NULL, aad, 0), found by our
+ *                  fuzzing campaign): refused, or the tag of the message;
+ *                  the default provider pads the AAD again at the end
  * Each row: "<case> <aead>: ours=<result> default=<result>".
  */
 #include <stdio.h>
@@ -166,6 +169,35 @@ static int c31285(const EVP_CIPHER *c, const char **what)
     return r != -2 && r <= 0;
 }
 
+/* Empty AAD after the text, seal: refused, or the message's own tag. */
+static int empty_aad_after_text(const EVP_CIPHER *c, const char **what)
+{
+    EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new();
+    const size_t alen = sizeof(aad1) - 1;     /* 20: not a multiple of 16 */
+    unsigned char ref[16], tag[16], ct[40];
+    int r = -2, same = 0;
+
+    *what = "setup failed";
+    if (x != NULL && seal_ref(c, aad1, alen, ct, sizeof(text), ref) && start(x, c, 1)
+        && EVP_Cipher(x, NULL, aad1, (unsigned int)alen) >= 0
+        && EVP_Cipher(x, ct, text, sizeof(text)) >= 0) {
+        r = EVP_Cipher(x, NULL, aad1, 0);
+        if (r < 0) {
+            *what = "refused";
+        } else if (EVP_Cipher(x, NULL, NULL, 0) >= 0
+                   && EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_GET_TAG, 16, tag) > 0) {
+            same = memcmp(tag, ref, sizeof(tag)) == 0;
+            *what = same ? "accepted, the message's tag"
+                         : "ACCEPTED, A TAG OF NEITHER MESSAGE";
+        } else {
+            r = -2;
+        }
+    }
+    EVP_CIPHER_CTX_free(x);
+    ERR_clear_error();
+    return r != -2 && (r < 0 || same);
+}
+
 /* A tag length set on decrypt (set = 1) or asked for after encrypt (set = 0). */
 static int tag_len_case(const EVP_CIPHER *c, int set, int len, const char **what)
 {
@@ -205,6 +237,7 @@ static const struct {
     { "tag length 17 set on decrypt", set_tag17 },
     { "tag length 0 asked after encrypt", get_tag0 },
     { "tag length 17 asked after encrypt", get_tag17 },
+    { "empty AAD through EVP_Cipher after the text, seal", empty_aad_after_text },
 };
 
 int main(void)
