@@ -66,32 +66,9 @@ void chacha_a64_xor_mac_passes(uint8_t *out, const uint8_t *in, size_t len,
     chacha_wipe(&m, sizeof(m));
 }
 
-static void xor_mac_neon(uint8_t *out, const uint8_t *in, size_t len,
-                         const uint32_t key[8], const uint32_t counter[4],
-                         poly1305_state *mst, int enc)
-{
-    chacha_a64_xor_mac_passes(out, in, len, key, counter, mst, enc,
-                              HYBRID_BYTES,
-                              hybrid_burnt, hybrid_mac);
-}
-
-static void xor_mac_neon_wide1(uint8_t *out, const uint8_t *in, size_t len,
-                               const uint32_t key[8], const uint32_t counter[4],
-                               poly1305_state *mst, int enc)
-{
-    chacha_a64_xor_mac_passes(out, in, len, key, counter, mst, enc,
-                              WIDE1_BYTES,
-                              wide1_burnt, wide1_mac);
-}
-
-static void xor_mac_neon_wide(uint8_t *out, const uint8_t *in, size_t len,
-                              const uint32_t key[8], const uint32_t counter[4],
-                              poly1305_state *mst, int enc)
-{
-    chacha_a64_xor_mac_passes(out, in, len, key, counter, mst, enc,
-                              WIDE_BYTES,
-                              wide_burnt, wide_mac);
-}
+DEFINE_XOR_MAC(xor_mac_neon, HYBRID_BYTES, hybrid)
+DEFINE_XOR_MAC(xor_mac_neon_wide1, WIDE1_BYTES, wide1)
+DEFINE_XOR_MAC(xor_mac_neon_wide, WIDE_BYTES, wide)
 
 /*
  * From 1025 bytes: below, the two-step path executes fewer instructions

@@ -103,4 +103,14 @@ void chacha_a64_xor_mac_passes(uint8_t *out, const uint8_t *in, size_t len,
                                poly1305_state *mst, int enc, size_t pass_bytes,
                                passes_fn *passes, passes_mac_fn *passes_mac);
 
+/* fn, a fused kernel's xor_mac: the loop above on name_burnt / name_mac */
+#define DEFINE_XOR_MAC(fn, pass_bytes, name) \
+    static void fn(uint8_t *out, const uint8_t *in, size_t len, \
+                   const uint32_t key[8], const uint32_t counter[4], \
+                   poly1305_state *mst, int enc) \
+    { \
+        chacha_a64_xor_mac_passes(out, in, len, key, counter, mst, enc, \
+                                  pass_bytes, name##_burnt, name##_mac); \
+    }
+
 #endif

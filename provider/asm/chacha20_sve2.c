@@ -307,13 +307,7 @@ const chacha20_kernel chacha20_sve2_kernel = {
  */
 extern const poly1305_kernel poly1305_neon_kernel;
 
-static void xor_mac_sve2(uint8_t *out, const uint8_t *in, size_t len,
-                         const uint32_t key[8], const uint32_t counter[4],
-                         poly1305_state *mst, int enc)
-{
-    chacha_a64_xor_mac_passes(out, in, len, key, counter, mst, enc, PASS_BYTES,
-                              sve2_burnt, sve2_mac);
-}
+DEFINE_XOR_MAC(xor_mac_sve2, PASS_BYTES, sve2)
 
 const chacha20_poly1305_kernel chacha20_poly1305_sve2_kernel = {
     .name = "sve2-fused",
