@@ -27,12 +27,18 @@
 
 /*
  * Shortest blocks() run that takes the vector path (powers of r computed on
- * the way included). Zen 3, GCC 12, whole MACs in rdtsc ticks: 192 bytes
- * scalar 221-227 vs vector 214, 240 bytes 276 vs 282-288, 256 bytes scalar
- * about 315 vs vector 251.
+ * the way included). The scalar side is poly1305_r64_blocks(), a fixed cost
+ * a block on the integer pipes (~14 cycles since its x86-64 assembly); the
+ * vector side is the powers plus four-lane steps whose chains cost the
+ * vector latency L. Whole MACs, ours in MB/s, best of 3 x 7 samples, Zen 4
+ * with L = 2 (bench --openssl-avx2 --only poly1305): 256 bytes scalar
+ * 2546-2628 vs vector 2205, 384 bytes 2818-2833 vs 2708, 512 bytes 2966 vs
+ * 2987-3273, 768 bytes 3158 vs 3708-3812. Where L = 1 the vector side only
+ * gets cheaper, so from 512 bytes on it wins on both profiles. (Before the
+ * assembly step the scalar side cost ~22 cycles a block and 256 was right.)
  */
 #ifndef POLY1305_AVX2_MIN
-# define POLY1305_AVX2_MIN 256
+# define POLY1305_AVX2_MIN 512
 #endif
 
 /*
