@@ -15,10 +15,15 @@
  * 3 x 7 samples, Zen 4 with a 2-cycle vector latency (bench --only
  * poly1305): 128 bytes scalar 2025-2031 vs vector 1575, 192 bytes 2392-2418
  * vs 2144, 256 bytes 2622 vs 2770-2892. With a 1-cycle latency the
- * crossover can only move down, by at most the 12-15 block band.
+ * crossover can only move down, by at most the 12-15 block band. Once the
+ * powers exist (a live context), 8 blocks, as before the scalar step got
+ * faster. The choice depends on lengths only.
  */
 #ifndef POLY1305_IFMA_MIN
 # define POLY1305_IFMA_MIN 16
+#endif
+#ifndef POLY1305_IFMA_MIN_WARM
+# define POLY1305_IFMA_MIN_WARM 8
 #endif
 
 /* Fewest blocks that use two accumulators (16-block groups). */
@@ -67,7 +72,7 @@ static void ifma_blocks(poly1305_state *st, const uint8_t *in, size_t len,
     size_t nb = len / 16;
 
     /* the branch depends only on the public length */
-    if (nb >= POLY1305_IFMA_MIN)
+    if (nb >= (p->have_powers != 0 ? POLY1305_IFMA_MIN_WARM : POLY1305_IFMA_MIN))
         vector_blocks(p, in, nb, padbit);
     else
         poly1305_r64_blocks(&p->sc, in, nb, padbit);
