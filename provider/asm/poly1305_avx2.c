@@ -37,8 +37,10 @@
  * gets cheaper, so from 512 bytes on it wins on both profiles. Once a run
  * has computed the powers (a live context: bulk AEAD updates), the vector
  * side costs only its steps and wins from 256 bytes (bulk seal 256 bytes:
- * vector 1056-1077 MB/s, scalar 1008-1046). The choice depends on lengths
- * only.
+ * vector 1056-1077 MB/s, scalar 1008-1046). So a run of 256 bytes or more
+ * takes the vector path where the powers exist or where, with it, the MAC
+ * has absorbed POLY1305_AVX2_MIN bytes: a stream of 256-byte updates pays
+ * for them once. The choice depends on lengths only.
  */
 #ifndef POLY1305_AVX2_MIN
 # define POLY1305_AVX2_MIN 512
@@ -73,6 +75,7 @@ typedef struct {
      * that malloc aligns to 16 bytes only.
      */
     uint64_t pw[9][4];
+    uint64_t seen;      /* bytes this MAC has absorbed (public) */
 } poly1305_avx2_st;
 
 #define WIPE_ALL ((sizeof(poly1305_avx2_st) + 31) & ~(size_t)31)
@@ -558,6 +561,7 @@ static void avx2_init(poly1305_state *st, const uint8_t key[32])
 
     poly1305_r64_init(&p->sc, key);
     p->have_powers = 0;
+    p->seen = 0;
 }
 
 /*
@@ -580,7 +584,9 @@ static void avx2_blocks(poly1305_state *st, const uint8_t *in, size_t len,
     size_t nb = len / 16;
 
     /* the branch depends only on the public length */
-    if (len >= (p->have_powers ? POLY1305_AVX2_MIN_WARM : POLY1305_AVX2_MIN)) {
+    p->seen += len;
+    if (len >= POLY1305_AVX2_MIN_WARM
+        && (p->have_powers || p->seen >= POLY1305_AVX2_MIN)) {
         size_t ng = nb / 4;
 
         vector_blocks(p, in, ng, padbit);

@@ -15,9 +15,11 @@
  * 3 x 7 samples, Zen 4 with a 2-cycle vector latency (bench --only
  * poly1305): 128 bytes scalar 2025-2031 vs vector 1575, 192 bytes 2392-2418
  * vs 2144, 256 bytes 2622 vs 2770-2892. With a 1-cycle latency the
- * crossover can only move down, by at most the 12-15 block band. Once the
- * powers exist (a live context), 8 blocks, as before the scalar step got
- * faster. The choice depends on lengths only.
+ * crossover can only move down, by at most the 12-15 block band. Runs of
+ * POLY1305_IFMA_MIN_WARM blocks or more take the vector path where the
+ * powers exist, or where with this run the MAC has absorbed
+ * POLY1305_IFMA_MIN blocks (a live context pays for them once). The choice
+ * depends on lengths only.
  */
 #ifndef POLY1305_IFMA_MIN
 # define POLY1305_IFMA_MIN 16
@@ -63,6 +65,7 @@ static void ifma_init(poly1305_state *st, const uint8_t key[32])
 
     poly1305_r64_init(&p->sc, key);
     p->have_powers = 0;
+    p->seen = 0;
 }
 
 static void ifma_blocks(poly1305_state *st, const uint8_t *in, size_t len,
@@ -72,7 +75,9 @@ static void ifma_blocks(poly1305_state *st, const uint8_t *in, size_t len,
     size_t nb = len / 16;
 
     /* the branch depends only on the public length */
-    if (nb >= (p->have_powers != 0 ? POLY1305_IFMA_MIN_WARM : POLY1305_IFMA_MIN))
+    p->seen += nb;
+    if (nb >= POLY1305_IFMA_MIN_WARM
+        && (p->have_powers != 0 || p->seen >= POLY1305_IFMA_MIN))
         vector_blocks(p, in, nb, padbit);
     else
         poly1305_r64_blocks(&p->sc, in, nb, padbit);

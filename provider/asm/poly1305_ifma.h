@@ -51,6 +51,7 @@ typedef struct {
     poly1305_r64 sc;
     uint64_t have_powers;
     uint64_t pw[5][16];
+    uint64_t seen;      /* blocks this MAC has absorbed (public) */
 } poly1305_ifma_st;
 
 _Static_assert(sizeof(poly1305_ifma_st) <= POLY1305_STATE_SIZE,
