@@ -109,7 +109,7 @@ CHACHA_INLINE __m256i c5_drow256(__m128i d0)
  */
 CHACHA_INLINE void xor_rows_sets(uint8_t *out, const uint8_t *in, size_t len,
                                  const uint32_t key[8], const uint32_t counter[4],
-                                 int nz, int tail)
+                                 int nz, int tail, int plain)
 {
     const __m128i a = _mm_setr_epi32((int)CHACHA_SIGMA0, (int)CHACHA_SIGMA1,
                                      (int)CHACHA_SIGMA2, (int)CHACHA_SIGMA3);
@@ -140,9 +140,13 @@ CHACHA_INLINE void xor_rows_sets(uint8_t *out, const uint8_t *in, size_t len,
     for (i = 0; i < 10; i++) {
         if (nz > 0)
             z512_hdround(vz, nz);
-        if (tail == 2)
+        if (tail == 2 && plain)
+            y256p_hdround(vy, 1);
+        if (tail == 2 && !plain)
             y256_hdround(vy, 1);
-        if (tail == 1)
+        if (tail == 1 && plain)
+            x128p_hdround(vx, 1);
+        if (tail == 1 && !plain)
             x128_hdround(vx, 1);
     }
     /* feed-forward, 4x4 lane transpose and out, set by set (constant
@@ -194,35 +198,45 @@ CHACHA_INLINE void xor_rows_sets(uint8_t *out, const uint8_t *in, size_t len,
     }
 }
 
-/* 0 < len <= CHACHA_AVX512_ROWS_MAX, in horizontal rows: 4 nz + tail blocks */
-static void xor_rows(uint8_t *out, const uint8_t *in, size_t len,
-                     const uint32_t key[8], const uint32_t counter[4])
-{
-    switch ((len + CHACHA_BLOCK_LEN - 1) / CHACHA_BLOCK_LEN) {
-    case 1: xor_rows_sets(out, in, len, key, counter, 0, 1); break;
-    case 2: xor_rows_sets(out, in, len, key, counter, 0, 2); break;
-    case 3:
-    case 4: xor_rows_sets(out, in, len, key, counter, 1, 0); break;
-    case 5: xor_rows_sets(out, in, len, key, counter, 1, 1); break;
-    case 6: xor_rows_sets(out, in, len, key, counter, 1, 2); break;
-    case 7:
-    case 8: xor_rows_sets(out, in, len, key, counter, 2, 0); break;
-    case 9: xor_rows_sets(out, in, len, key, counter, 2, 1); break;
-    case 10: xor_rows_sets(out, in, len, key, counter, 2, 2); break;
-    default: xor_rows_sets(out, in, len, key, counter, 3, 0); break;
+/*
+ * 0 < len <= CHACHA_AVX512_ROWS_MAX, in horizontal rows: 4 nz + tail blocks,
+ * the tail sets with C5_HXROT (xor_rows) or plain vprold (xor_rows_plain).
+ */
+#define C5_ROWS_FN(fn, plain) \
+    static void fn(uint8_t *out, const uint8_t *in, size_t len, \
+                   const uint32_t key[8], const uint32_t counter[4]) \
+    { \
+        switch ((len + CHACHA_BLOCK_LEN - 1) / CHACHA_BLOCK_LEN) { \
+        case 1: xor_rows_sets(out, in, len, key, counter, 0, 1, plain); break; \
+        case 2: xor_rows_sets(out, in, len, key, counter, 0, 2, plain); break; \
+        case 3: \
+        case 4: xor_rows_sets(out, in, len, key, counter, 1, 0, plain); break; \
+        case 5: xor_rows_sets(out, in, len, key, counter, 1, 1, plain); break; \
+        case 6: xor_rows_sets(out, in, len, key, counter, 1, 2, plain); break; \
+        case 7: \
+        case 8: xor_rows_sets(out, in, len, key, counter, 2, 0, plain); break; \
+        case 9: xor_rows_sets(out, in, len, key, counter, 2, 1, plain); break; \
+        case 10: xor_rows_sets(out, in, len, key, counter, 2, 2, plain); break; \
+        default: xor_rows_sets(out, in, len, key, counter, 3, 0, plain); break; \
+        } \
     }
-}
+C5_ROWS_FN(xor_rows, 0)
+C5_ROWS_FN(xor_rows_plain, 1)
+#undef C5_ROWS_FN
 
-static void chacha20_xor_avx512(uint8_t *out, const uint8_t *in, size_t len,
-                                const uint32_t key[8],
-                                const uint32_t counter[4])
+typedef void c5_rows_fn(uint8_t *out, const uint8_t *in, size_t len,
+                        const uint32_t key[8], const uint32_t counter[4]);
+
+CHACHA_INLINE void xor_any(uint8_t *out, const uint8_t *in, size_t len,
+                           const uint32_t key[8], const uint32_t counter[4],
+                           c5_rows_fn *rows)
 {
     size_t full = len & ~(size_t)1023, rest = len - full;
     uint32_t ctr[4];
 
     if (len <= CHACHA_AVX512_ROWS_MAX) {
         if (len > 0)
-            xor_rows(out, in, len, key, counter);
+            rows(out, in, len, key, counter);
         return;
     }
     /* a remainder that fits in rows is cheaper there than in a pass */
@@ -234,8 +248,22 @@ static void chacha20_xor_avx512(uint8_t *out, const uint8_t *in, size_t len,
     if (rest > 0) {
         memcpy(ctr, counter, sizeof(ctr));
         ctr[0] += (uint32_t)(full / CHACHA_BLOCK_LEN);
-        xor_rows(out + full, in + full, rest, key, ctr);
+        rows(out + full, in + full, rest, key, ctr);
     }
+}
+
+static void chacha20_xor_avx512(uint8_t *out, const uint8_t *in, size_t len,
+                                const uint32_t key[8],
+                                const uint32_t counter[4])
+{
+    xor_any(out, in, len, key, counter, xor_rows);
+}
+
+static void chacha20_xor_avx512_plain(uint8_t *out, const uint8_t *in,
+                                      size_t len, const uint32_t key[8],
+                                      const uint32_t counter[4])
+{
+    xor_any(out, in, len, key, counter, xor_rows_plain);
 }
 
 const chacha20_kernel CHACHA_AVX512_SYM(chacha20_avx512_kernel) = {
@@ -244,6 +272,9 @@ const chacha20_kernel CHACHA_AVX512_SYM(chacha20_avx512_kernel) = {
             : CHACHA_CAP_AVX512F | CHACHA_CAP_AVX512VL | CHACHA_CAP_AVX512BW,
     .prefer = CHACHA_CAP_ZMM_FAST,    /* else auto takes avx2 */
     .xor_stream = chacha20_xor_avx512,
+    /* the tail row sets with plain vprold; timed against xor_stream at load */
+    .xor_stream_hybrid = chacha20_xor_avx512_plain,
+    .hybrid_race = CHACHA_BLOCK_LEN,
     /*
      * AEAD: block 0 takes the text up to 11 blocks (12 in rows), or what of
      * a longer text does not fill 1 KiB passes, when that many; else it runs

@@ -43,7 +43,15 @@
     W##_ternarylogic_epi32(W##_rol_epi32(d, n), W##_slli_epi32(a, n), \
                            W##_srli_epi32(a, 32 - (n)), 0x96)
 
-/* 256-bit (VL): 2 blocks per row set */
+/*
+ * 256-bit (VL): 2 blocks per row set; 128-bit (VL): one block. Each twice:
+ * y256 / x128 with C5_HXROT, y256p / x128p with plain vprold. Which is
+ * faster depends on the CPU, not on its CPUID: on the Zen 4 VM whose vector
+ * steps all cost 2 cycles the plain form takes a one-block call from 291
+ * to 221 TSC ticks (the shifts only add operations there). The kernel's
+ * second entry uses the plain form; the provider times both entries at
+ * load (hybrid_race in kernel.h).
+ */
 #define CT_PFX y256
 #define CT_V __m256i
 #define CT_LANES 8
@@ -58,9 +66,10 @@
 #define CT_UNPACKLO64(a, b) _mm256_unpacklo_epi64(a, b)
 #define CT_UNPACKHI64(a, b) _mm256_unpackhi_epi64(a, b)
 #define CT_HXROT(d, a, n) C5_HXROT(_mm256, d, a, n)
+#define CT_KEEP_OPS 1
 #include "chacha20_x86_template.h"
-
-/* 128-bit (VL): one block */
+#define CT_PFX y256p
+#include "chacha20_x86_template.h"
 #define CT_PFX x128
 #define CT_V __m128i
 #define CT_LANES 4
@@ -75,6 +84,9 @@
 #define CT_UNPACKLO64(a, b) _mm_unpacklo_epi64(a, b)
 #define CT_UNPACKHI64(a, b) _mm_unpackhi_epi64(a, b)
 #define CT_HXROT(d, a, n) C5_HXROT(_mm, d, a, n)
+#define CT_KEEP_OPS 1
+#include "chacha20_x86_template.h"
+#define CT_PFX x128p
 #include "chacha20_x86_template.h"
 
 #define C5_LOADU512(p) _mm512_loadu_si512((const void *)(p))

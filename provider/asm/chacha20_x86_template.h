@@ -29,6 +29,10 @@
  *   CT_VUNROLL                 optional: unroll the intrinsics' round loop
  *   CT_HXROT(d, a, n)          optional: rotl(d ^ a, n) in the horizontal
  *                              rounds, written as the includer wants
+ *   CT_KEEP_OPS                optional: leave the width's operations
+ *                              (CT_V .. CT_UNPACK*) defined after the
+ *                              include, for a second instance of the same
+ *                              width under another CT_PFX
  */
 
 #ifndef CHACHA20_X86_TEMPLATE_COMMON
@@ -348,6 +352,12 @@ CHACHA_INLINE void CT_FN(hchacha20)(uint32_t out[8], const uint32_t key[8],
 #endif
 
 #undef CT_PFX
+#undef CT_VROUNDS
+#undef CT_VUNROLL
+#undef CT_HXROT
+#ifdef CT_KEEP_OPS
+#undef CT_KEEP_OPS
+#else
 #undef CT_V
 #undef CT_LANES
 #undef CT_ADD
@@ -360,8 +370,6 @@ CHACHA_INLINE void CT_FN(hchacha20)(uint32_t out[8], const uint32_t key[8],
 #undef CT_UNPACKHI32
 #undef CT_UNPACKLO64
 #undef CT_UNPACKHI64
-#undef CT_VROUNDS
-#undef CT_VUNROLL
-#undef CT_HXROT
+#endif
 
 #endif /* CT_PFX */

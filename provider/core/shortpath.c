@@ -34,6 +34,9 @@
 
 #define STATIC_BLOCKS 1
 #define HYBRID_MIN_STEP 1.5
+/* a raced hybrid entry must take less than 31/32 of xor_stream's time */
+#define RACE_WIN (31.0 / 32.0)
+#define RACE_MAX 1024
 #define RUNS 8
 #define CHAIN 1024
 
@@ -102,24 +105,66 @@ static uint64_t step_chain(const chacha20_kernel *k)
     return k->step_probe(CHAIN);
 }
 
-/* Measure L and Cs (cycles); 0 if implausible. */
-static int measure(const chacha20_kernel *k, double *step, double *block)
+/* 4 dependent calls of hybrid_race bytes through one entry of k */
+static uint64_t entry_chain(const chacha20_kernel *k, chacha20_xor_fn *f)
+{
+    uint32_t key[8] = { 0 }, ctr[4] = { 0 };
+    uint8_t buf[RACE_MAX] = { 0 };
+    uint64_t t = tsc();
+    int i;
+
+    for (i = 0; i < 4; i++) {
+        f(buf, buf, k->hybrid_race, key, ctr);
+        key[0] = chacha_load_le32(buf);
+    }
+    return tsc() - t;
+}
+
+static uint64_t plain_chain(const chacha20_kernel *k)
+{
+    return entry_chain(k, k->xor_stream);
+}
+
+static uint64_t hybrid_chain(const chacha20_kernel *k)
+{
+    return entry_chain(k, k->xor_stream_hybrid);
+}
+
+/*
+ * Measure L and Cs (cycles) and, for a kernel that races its entries, the
+ * hybrid entry's time over xor_stream's (else 0); 0 if implausible.
+ */
+static int measure(const chacha20_kernel *k, double *step, double *block,
+                   double *race)
 {
     double tsc_cost = (double)min_of(nothing, k);
     double add = ((double)min_of(add_chain, k) - tsc_cost) / CHAIN;
+    double plain;
 
     if (add <= 0)
         return 0;
     *step = ((double)min_of(step_chain, k) - tsc_cost) / CHAIN / add;
     *block = ((double)min_of(scalar_chain, k) - tsc_cost) / 4 / add;
+    *race = 0;
+    if (k->hybrid_race != 0 && k->xor_stream_hybrid != NULL
+        && k->hybrid_race <= RACE_MAX) {
+        plain = (double)min_of(plain_chain, k) - tsc_cost;
+        if (plain <= 0)
+            return 0;
+        *race = ((double)min_of(hybrid_chain, k) - tsc_cost) / plain;
+        if (*race < 0.25 || *race > 4)
+            return 0;
+    }
     return *step >= 0.5 && *step <= 8 && *block >= 100 && *block <= 2000;
 }
 #else
-static int measure(const chacha20_kernel *k, double *step, double *block)
+static int measure(const chacha20_kernel *k, double *step, double *block,
+                   double *race)
 {
     (void)k;
     (void)step;
     (void)block;
+    (void)race;
     return 0;
 }
 #endif
@@ -134,8 +179,10 @@ static int measure(const chacha20_kernel *k, double *step, double *block)
 #define MEASURED_SLOTS 8
 static _Atomic int measured_state[MEASURED_SLOTS];
 static double measured_step[MEASURED_SLOTS], measured_block[MEASURED_SLOTS];
+static double measured_race[MEASURED_SLOTS];
 
-static int measure_once(const chacha20_kernel *k, double *step, double *block)
+static int measure_once(const chacha20_kernel *k, double *step, double *block,
+                        double *race)
 {
     int i, st, ok;
 
@@ -143,18 +190,20 @@ static int measure_once(const chacha20_kernel *k, double *step, double *block)
         if (chacha20_kernels[i] == k)
             break;
     if (i == MEASURED_SLOTS || chacha20_kernels[i] == NULL)
-        return measure(k, step, block);
+        return measure(k, step, block, race);
     st = atomic_load(&measured_state[i]);
     if (st >= 2) {
         *step = measured_step[i];
         *block = measured_block[i];
+        *race = measured_race[i];
         return st == 2;
     }
-    ok = measure(k, step, block);
+    ok = measure(k, step, block, race);
     st = 0;
     if (atomic_compare_exchange_strong(&measured_state[i], &st, 1)) {
         measured_step[i] = *step;
         measured_block[i] = *block;
+        measured_race[i] = *race;
         atomic_store(&measured_state[i], ok ? 2 : 3);
     }
     return ok;
@@ -174,7 +223,8 @@ int chacha_short_rule_choose(const chacha20_kernel *k, const char *blocks,
     r->source = r->hybrid_source = "none";
     if (k->row_steps != 0 && k != &chacha20_portable_kernel) {
         measured = k->step_probe != NULL
-                   && measure_once(k, &r->step_cycles, &r->scalar_block_cycles);
+                   && measure_once(k, &r->step_cycles, &r->scalar_block_cycles,
+                                   &r->race_ratio);
         if (measured) {
             r->vector_block_cycles = 20.0 * k->row_steps * r->step_cycles;
             while (r->scalar_blocks < CHACHA_SCALAR_BLOCKS_MAX
@@ -183,11 +233,14 @@ int chacha_short_rule_choose(const chacha20_kernel *k, const char *blocks,
                 r->scalar_blocks++;
             r->source = "model";
         } else {
-            r->step_cycles = r->scalar_block_cycles = 0;
+            r->step_cycles = r->scalar_block_cycles = r->race_ratio = 0;
             r->scalar_blocks = STATIC_BLOCKS;
             r->source = "static";
         }
-        if (k->xor_stream_hybrid != NULL) {
+        if (k->xor_stream_hybrid != NULL && k->hybrid_race != 0) {
+            r->hybrid = measured && r->race_ratio < RACE_WIN;
+            r->hybrid_source = measured ? "race" : r->source;
+        } else if (k->xor_stream_hybrid != NULL) {
             r->hybrid = measured && r->step_cycles >= HYBRID_MIN_STEP;
             r->hybrid_source = r->source;
         }
@@ -223,7 +276,11 @@ void chacha_short_rule_describe(const chacha_short_rule *r, char *buf,
                      r->hybrid_source);
 
     if (r->vector_block_cycles > 0 && n > 0 && (size_t)n < len)
-        snprintf(buf + n, len - (size_t)n, "; model: vector step %.1f cycles,"
-                 " row pass %.0f, scalar block %.0f", r->step_cycles,
-                 r->vector_block_cycles, r->scalar_block_cycles);
+        n += snprintf(buf + n, len - (size_t)n, "; model: vector step %.1f"
+                      " cycles, row pass %.0f, scalar block %.0f",
+                      r->step_cycles, r->vector_block_cycles,
+                      r->scalar_block_cycles);
+    if (r->race_ratio > 0 && n > 0 && (size_t)n < len)
+        snprintf(buf + n, len - (size_t)n, "; race: hybrid entry %.2fx the"
+                 " time", r->race_ratio);
 }

@@ -17,12 +17,14 @@
 typedef struct {
     unsigned int scalar_blocks;    /* 0..CHACHA_SCALAR_BLOCKS_MAX */
     int hybrid;                    /* the kernel's xor_stream_hybrid */
-    const char *hybrid_source;     /* "model", "static", "forced", "none" */
+    const char *hybrid_source;     /* "model", "race", "static", "forced", "none" */
     const char *source;            /* "model", "static", "forced", "scalar kernel" */
     /* what the model weighed, in core cycles (0: not measured) */
     double step_cycles;            /* one dependent vector step */
     double scalar_block_cycles;    /* one scalar (portable) 64-byte block */
     double vector_block_cycles;    /* one row pass: 20 * row_steps * step */
+    double race_ratio;             /* hybrid entry's time / xor_stream's at
+                                      hybrid_race bytes (0: not raced) */
 } chacha_short_rule;
 
 /*

@@ -58,11 +58,16 @@ typedef struct chacha20_kernel_s {
     unsigned int prefer;
     chacha20_xor_fn *xor_stream;
     /*
-     * The same, with scalar blocks on the general purpose registers beside
-     * the vector ones, for CPUs where the vector rounds are latency bound
-     * with idle issue slots (the short-path model picks it); NULL: none.
+     * The same for CPUs whose vector steps are slow (the short-path rule's
+     * "hybrid"); NULL: none. avx2: a ninth block on the general purpose
+     * registers beside each 8-block pass, where the vector rounds leave
+     * issue slots idle; avx512: its short row sets with plain vprold
+     * rotates. hybrid_race 0: the model picks it (vector step >= 1.5
+     * cycles); else the provider times both entries at load on calls of
+     * hybrid_race bytes, and the faster wins.
      */
     chacha20_xor_fn *xor_stream_hybrid;
+    unsigned int hybrid_race;
     hchacha20_fn *hchacha20;   /* NULL: the portable one */
     /*
      * For the AEAD core, which makes block 0 (the one-time key) in the same
