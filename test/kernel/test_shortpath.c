@@ -251,6 +251,16 @@ static void rule_suite(void)
         else if (k->row_steps == 0)    /* nothing to weigh (neon): no scalar path */
             check(r.scalar_blocks == 0 && strcmp(r.source, "none") == 0, k->name,
                   r.scalar_blocks, "no model, no scalar path", 0);
+        if (k->xor_stream_hybrid != NULL && k->hybrid_race != 0
+            && strcmp(r.source, "model") == 0)
+            /* a raced entry: the faster one, by the measured ratio */
+            check(strcmp(r.hybrid_source, "race") == 0 && r.race_ratio >= 0.25
+                  && r.race_ratio <= 4 && r.hybrid == (r.race_ratio < 31.0 / 32.0),
+                  k->name, r.scalar_blocks, "hybrid entry chosen by the race", 0);
+        else if (k->xor_stream_hybrid != NULL && strcmp(r.source, "model") == 0)
+            check(strcmp(r.hybrid_source, "model") == 0 && r.race_ratio == 0
+                  && r.hybrid == (r.step_cycles >= 1.5), k->name, r.scalar_blocks,
+                  "hybrid entry chosen by the model", 0);
         chacha_short_rule_describe(&r, desc, sizeof(desc));
         printf("rule: kernel %s, auto: %s\n", k->name, desc);
     }
