@@ -113,18 +113,15 @@ static void compute_powers(poly1305_neon_st *p)
     d##2 = MAC(d##2, xi, T, EIDX(2 - (i))); d##3 = MAC(d##3, xi, T, EIDX(3 - (i))); \
     d##4 = MAC(d##4, xi, T, EIDX(4 - (i)))
 
-/* by element of a table held in three q registers T##0..T##2 */
-#define EL_MUL(d, x, T, e) vmull_laneq_u32(x, T##_v[(e) / 4], (e) % 4)
-#define EL_MAC(d, x, T, e) vmlal_laneq_u32(d, x, T##_v[(e) / 4], (e) % 4)
 /* lane by lane, from a table of pairs in memory */
 #define PAIR_MUL(d, x, T, e) vmull_u32(x, vld1_u32(T[e]))
 #define PAIR_MAC(d, x, T, e) vmlal_u32(d, x, vld1_u32(T[e]))
 
 /*
- * x = a pair of blocks at in as limbs, lanes (block 0, block 1), plus the
- * 2^128 bit hib. ld2 splits the blocks' low and high halves.
+ * neon: x = a pair of blocks at in as limbs, lanes (block 0, block 1), plus
+ * the 2^128 bit hib. ld2 splits the blocks' low and high halves.
  */
-#define LOAD_PAIR(x, in) \
+#define LOAD_PAIR_V(x, in) \
     do { \
         const uint64x2x2_t w_ = vld2q_u64((const uint64_t *)(const void *)(in)); \
         x##0 = vand_u32(vmovn_u64(w_.val[0]), mask); \
@@ -136,14 +133,14 @@ static void compute_powers(poly1305_neon_st *p)
     } while (0)
 
 /*
- * x = d carried (0 -> 1, 3 -> 4), (1 -> 2, 4 -> 0 times 5), (2 -> 3,
+ * neon: x = d carried (0 -> 1, 3 -> 4), (1 -> 2, 4 -> 0 times 5), (2 -> 3,
  * 0 -> 1), 3 -> 4 and narrowed: from d_k < 2^62, every limb ends below
  * 2^26 + 2^14.
  */
 #define CARRY_STEP(d, i, j) \
     c_ = vshrq_n_u64(d##i, 26); d##i = vandq_u64(d##i, mask64); \
     d##j = vaddq_u64(d##j, c_)
-#define CARRY(x, d) \
+#define CARRY_V(x, d) \
     do { \
         uint64x2_t c_, c5_; \
         CARRY_STEP(d, 0, 1); CARRY_STEP(d, 3, 4); \
@@ -155,6 +152,101 @@ static void compute_powers(poly1305_neon_st *p)
         x##3 = vmovn_u64(d##3); x##4 = vmovn_u64(d##4); \
     } while (0)
 
+/*
+ * neon_wide: x = a pair of blocks at in as limbs, lanes (block 0, block 1),
+ * plus the 2^128 bit (hib2: in both lanes). The limbs are cut in general registers
+ * (and, ubfx, extr) and moved over with one fmov each: the vector pipes,
+ * which carry the products, only see five moves a pair.
+ */
+#define LIMB_PAIR(lo, hi) vcreate_u32((lo) | (hi) << 32)
+#define LOAD_PAIR_G(x, in) \
+    do { \
+        const uint64_t a0_ = chacha_load_le64(in), a1_ = chacha_load_le64((in) + 8); \
+        const uint64_t b0_ = chacha_load_le64((in) + 16); \
+        const uint64_t b1_ = chacha_load_le64((in) + 24); \
+        x##0 = LIMB_PAIR(a0_ & M26, b0_ & M26); \
+        x##1 = LIMB_PAIR(a0_ >> 26 & M26, b0_ >> 26 & M26); \
+        x##2 = LIMB_PAIR((a0_ >> 52 | a1_ << 12) & M26, (b0_ >> 52 | b1_ << 12) & M26); \
+        x##3 = LIMB_PAIR(a1_ >> 14 & M26, b1_ >> 14 & M26); \
+        x##4 = vcreate_u32(((a1_ >> 40) | (b1_ >> 40) << 32) + hib2); \
+    } while (0)
+
+/*
+ * neon_wide: x = d carried and narrowed: 0 -> 1 and 3 -> 4, then 1 -> 2 and 4 -> 0
+ * (times 5), in 64-bit lanes; then 2 -> 3, 0 -> 1 and 3 -> 4 on the
+ * narrowed limbs. Bounds (d_k below 2^58, see DEFINE_VECTOR_BLOCKS): the carry
+ * out of d2 (d2 + c1 < 2^57.3) fits 32 bits, and so does limb 3 with it;
+ * every limb ends below 2^26 + 2^7.
+ */
+#define CARRY_G(x, d) \
+    do { \
+        uint64x2_t c_; \
+        uint32x2_t n_; \
+        c_ = vshrq_n_u64(d##0, 26); d##0 = vandq_u64(d##0, mask64); \
+        d##1 = vaddq_u64(d##1, c_); \
+        c_ = vshrq_n_u64(d##3, 26); x##3 = vmovn_u64(d##3); \
+        d##4 = vaddq_u64(d##4, c_); \
+        c_ = vshrq_n_u64(d##1, 26); x##1 = vmovn_u64(d##1); \
+        d##2 = vaddq_u64(d##2, c_); \
+        c_ = vshrq_n_u64(d##4, 26); x##4 = vmovn_u64(d##4); \
+        d##0 = vaddq_u64(d##0, c_); c_ = vshlq_n_u64(c_, 2); \
+        d##0 = vaddq_u64(d##0, c_); \
+        n_ = vshrn_n_u64(d##2, 26); x##2 = vmovn_u64(d##2); \
+        x##3 = vadd_u32(vand_u32(x##3, mask), n_); \
+        n_ = vshrn_n_u64(d##0, 26); x##0 = vmovn_u64(d##0); \
+        x##1 = vadd_u32(vand_u32(x##1, mask), n_); \
+        n_ = vshr_n_u32(x##3, 26); x##3 = vand_u32(x##3, mask); \
+        x##4 = vadd_u32(vand_u32(x##4, mask), n_); \
+        x##0 = vand_u32(x##0, mask); x##2 = vand_u32(x##2, mask); \
+    } while (0)
+
+/*
+ * d = P r^2 + X r^4 in one asm block (P in q, X in x; r^2's table in s0-s2,
+ * r^4's in t0-t2): GCC 12 built the same products from intrinsics with up
+ * to ten register-to-register moves a step, as it kept steering the
+ * accumulators into the registers of the next X. A row takes one limb
+ * against the five table elements E(k - i) of d_0..d_4, so a product's next
+ * accumulate is five instructions on. X's rows come in the order its limbs
+ * are ready (X_ROWS; llvm-mca 19, see the kernels below).
+ */
+#define EL_0(T) "%[" #T "0].s[0]"
+#define EL_1(T) "%[" #T "0].s[1]"
+#define EL_2(T) "%[" #T "0].s[2]"
+#define EL_3(T) "%[" #T "0].s[3]"
+#define EL_4(T) "%[" #T "1].s[0]"
+#define EL_5(T) "%[" #T "1].s[1]"
+#define EL_6(T) "%[" #T "1].s[2]"
+#define EL_7(T) "%[" #T "1].s[3]"
+#define EL_8(T) "%[" #T "2].s[0]"
+#define EL(T, e) EL_##e(T)
+#define ROW_ASM(op, xi, T, e0, e1, e2, e3, e4) \
+    op " %[d0].2d, %[" #xi "].2s, " EL(T, e0) "\n\t" \
+    op " %[d1].2d, %[" #xi "].2s, " EL(T, e1) "\n\t" \
+    op " %[d2].2d, %[" #xi "].2s, " EL(T, e2) "\n\t" \
+    op " %[d3].2d, %[" #xi "].2s, " EL(T, e3) "\n\t" \
+    op " %[d4].2d, %[" #xi "].2s, " EL(T, e4) "\n\t"
+/* row i: limb i against E(0 - i) .. E(4 - i) (table elements, EIDX) */
+#define ROW0(op, x, T) ROW_ASM(op, x##0, T, 0, 1, 2, 3, 4)
+#define ROW1(op, x, T) ROW_ASM(op, x##1, T, 8, 0, 1, 2, 3)
+#define ROW2(op, x, T) ROW_ASM(op, x##2, T, 7, 8, 0, 1, 2)
+#define ROW3(op, x, T) ROW_ASM(op, x##3, T, 6, 7, 8, 0, 1)
+#define ROW4(op, x, T) ROW_ASM(op, x##4, T, 5, 6, 7, 8, 0)
+#define STEP_PRODUCTS(X_ROWS) \
+    __asm__(ROW0("umull", q, s) ROW1("umlal", q, s) ROW2("umlal", q, s) \
+            ROW3("umlal", q, s) ROW4("umlal", q, s) X_ROWS(x, t) \
+            : [d0] "=&w"(d0), [d1] "=&w"(d1), [d2] "=&w"(d2), [d3] "=&w"(d3), \
+              [d4] "=&w"(d4) \
+            : [q0] "w"(q0), [q1] "w"(q1), [q2] "w"(q2), [q3] "w"(q3), [q4] "w"(q4), \
+              [x0] "w"(x0), [x1] "w"(x1), [x2] "w"(x2), [x3] "w"(x3), [x4] "w"(x4), \
+              [s0] "w"(R2_v[0]), [s1] "w"(R2_v[1]), [s2] "w"(R2_v[2]), \
+              [t0] "w"(R4_v[0]), [t1] "w"(R4_v[1]), [t2] "w"(R4_v[2]))
+#define X_ROWS_V(x, T) \
+    ROW2("umlal", x, T) ROW0("umlal", x, T) ROW1("umlal", x, T) \
+    ROW3("umlal", x, T) ROW4("umlal", x, T)
+#define X_ROWS_G(x, T) \
+    ROW2("umlal", x, T) ROW3("umlal", x, T) ROW0("umlal", x, T) \
+    ROW1("umlal", x, T) ROW4("umlal", x, T)
+
 #define ADD5(x, y) \
     do { \
         x##0 = vadd_u32(x##0, y##0); x##1 = vadd_u32(x##1, y##1); \
@@ -163,57 +255,77 @@ static void compute_powers(poly1305_neon_st *p)
     } while (0)
 
 /*
- * Absorb 2 + 4 * ng blocks. Limb bounds: X < 2^28, table elements < 2^29,
- * so each d_k (ten products) < 2^61.
+ * Absorb 2 + 4 * ng blocks. Limb bounds: the table's limbs below 2^26
+ * (the top one below 5 * 2^24, as h2 <= 4 in radix 2^64), X's carried
+ * limbs below 2^26 + 2^14 plus a block's (the accumulator's at the start,
+ * below 2^26 and 5 * 2^24), P's below 2^26 (the top one 2^25): each d_k
+ * (ten products) stays below 2^58, d2 + c1 below 2^57.3.
+ * One body, two ways to cut and carry limbs (LOAD_PAIR, CARRY: _V in
+ * vector registers, _G in general ones) and the order of X's rows.
  */
-static void vector_blocks(poly1305_neon_st *p, const uint8_t *in, size_t ng,
-                          uint32_t padbit)
-{
-    const uint32x2_t mask = vdup_n_u32(M26), hib = vdup_n_u32(padbit << 24);
-    const uint64x2_t mask64 = vdupq_n_u64(M26);
-    uint32x4_t R4_v[3], R2_v[3];
-    uint32x2_t x0, x1, x2, x3, x4, q0, q1, q2, q3, q4;
-    uint64x2_t d0, d1, d2, d3, d4;
-    uint32_t l[5];
-    uint64_t t[5];
-    int i;
-
-    if (!p->have_powers)
-        compute_powers(p);
-    for (i = 0; i < 3; i++) {
-        R4_v[i] = vld1q_u32(p->r4 + 4 * i);
-        R2_v[i] = vld1q_u32(p->r2 + 4 * i);
-    }
-
-    /* X = the first pair, the accumulator added to lane 0 */
-    poly1305_r64_to_26(&p->sc, l);
-    LOAD_PAIR(x, in);
-    x0 = vadd_u32(x0, vset_lane_u32(l[0], vdup_n_u32(0), 0));
-    x1 = vadd_u32(x1, vset_lane_u32(l[1], vdup_n_u32(0), 0));
-    x2 = vadd_u32(x2, vset_lane_u32(l[2], vdup_n_u32(0), 0));
-    x3 = vadd_u32(x3, vset_lane_u32(l[3], vdup_n_u32(0), 0));
-    x4 = vadd_u32(x4, vset_lane_u32(l[4], vdup_n_u32(0), 0));
-    in += 32;
-    for (; ng > 0; ng--) {
-        LOAD_PAIR(q, in);                       /* P */
-        PRODUCTS(EL_MUL, EL_MAC, d, q, R2);     /* P r^2 */
-        PRODUCTS(EL_MAC, EL_MAC, d, x, R4);     /* + X r^4 */
-        LOAD_PAIR(q, in + 32);                  /* Q */
-        CARRY(x, d);
-        ADD5(x, q);
-        in += 64;
-    }
-    /* h = lane 0 r^2 + lane 1 r */
-    PRODUCTS(PAIR_MUL, PAIR_MAC, d, x, p->fin);
-    t[0] = vaddvq_u64(d0);
-    t[1] = vaddvq_u64(d1);
-    t[2] = vaddvq_u64(d2);
-    t[3] = vaddvq_u64(d3);
-    t[4] = vaddvq_u64(d4);
-    poly1305_r64_from_26(&p->sc, t);
-    chacha_wipe(l, sizeof(l));
-    chacha_wipe(t, sizeof(t));
+#define DEFINE_VECTOR_BLOCKS(name, LOAD_PAIR, CARRY, X_ROWS) \
+static void name(poly1305_neon_st *p, const uint8_t *in, size_t ng, \
+                 uint32_t padbit) \
+{ \
+    const uint32x2_t mask = vdup_n_u32(M26), hib = vdup_n_u32(padbit << 24); \
+    const uint64_t hib2 = (uint64_t)padbit << 24 | (uint64_t)padbit << 56; \
+    const uint64x2_t mask64 = vdupq_n_u64(M26); \
+    uint32x4_t R4_v[3], R2_v[3]; \
+    uint32x2_t x0, x1, x2, x3, x4, q0, q1, q2, q3, q4; \
+    uint64x2_t d0, d1, d2, d3, d4; \
+    uint32_t l[5]; \
+    uint64_t t[5]; \
+    int i; \
+ \
+    (void)hib; \
+    (void)hib2; \
+    if (!p->have_powers) \
+        compute_powers(p); \
+    for (i = 0; i < 3; i++) { \
+        R4_v[i] = vld1q_u32(p->r4 + 4 * i); \
+        R2_v[i] = vld1q_u32(p->r2 + 4 * i); \
+    } \
+ \
+    /* X = the first pair, the accumulator added to lane 0 */ \
+    poly1305_r64_to_26(&p->sc, l); \
+    LOAD_PAIR(x, in); \
+    x0 = vadd_u32(x0, vset_lane_u32(l[0], vdup_n_u32(0), 0)); \
+    x1 = vadd_u32(x1, vset_lane_u32(l[1], vdup_n_u32(0), 0)); \
+    x2 = vadd_u32(x2, vset_lane_u32(l[2], vdup_n_u32(0), 0)); \
+    x3 = vadd_u32(x3, vset_lane_u32(l[3], vdup_n_u32(0), 0)); \
+    x4 = vadd_u32(x4, vset_lane_u32(l[4], vdup_n_u32(0), 0)); \
+    in += 32; \
+    for (; ng > 0; ng--) { \
+        LOAD_PAIR(q, in);                       /* P */ \
+        STEP_PRODUCTS(X_ROWS);                  /* P r^2 + X r^4 */ \
+        LOAD_PAIR(q, in + 32);                  /* Q */ \
+        CARRY(x, d); \
+        ADD5(x, q); \
+        in += 64; \
+    } \
+    /* h = lane 0 r^2 + lane 1 r */ \
+    PRODUCTS(PAIR_MUL, PAIR_MAC, d, x, p->fin); \
+    t[0] = vaddvq_u64(d0); \
+    t[1] = vaddvq_u64(d1); \
+    t[2] = vaddvq_u64(d2); \
+    t[3] = vaddvq_u64(d3); \
+    t[4] = vaddvq_u64(d4); \
+    poly1305_r64_from_26(&p->sc, t); \
+    chacha_wipe(l, sizeof(l)); \
+    chacha_wipe(t, sizeof(t)); \
 }
+
+/*
+ * Cycles a byte of the two loops, llvm-mca 19 (cortex-a57 / -a53 /
+ * neoverse-n1 / -v1 / -v2 / -n2): limbs in vector registers 0.89 / 2.39 /
+ * 0.92 / 0.57 / 0.49 / 0.89, in general registers 0.95 / 3.02 / 0.94 /
+ * 0.54 / 0.45 / 0.86. The second moves some 20 vector operations a step to
+ * the integer pipes, which pays where four vector pipes wait on the
+ * products' latency (V1, V2) or two have the multiplies to spare (N2), not
+ * on the in-order A53, the A57 or N1 (one multiply pipe, bound by it).
+ */
+DEFINE_VECTOR_BLOCKS(vector_blocks_v, LOAD_PAIR_V, CARRY_V, X_ROWS_V)
+DEFINE_VECTOR_BLOCKS(vector_blocks_g, LOAD_PAIR_G, CARRY_G, X_ROWS_G)
 
 static void neon_init(poly1305_state *st, const uint8_t key[32])
 {
@@ -223,8 +335,10 @@ static void neon_init(poly1305_state *st, const uint8_t key[32])
     p->have_powers = 0;
 }
 
-static void neon_blocks(poly1305_state *st, const uint8_t *in, size_t len,
-                        uint32_t padbit)
+static inline void blocks_with(poly1305_state *st, const uint8_t *in, size_t len,
+                               uint32_t padbit,
+                               void (*vector)(poly1305_neon_st *, const uint8_t *,
+                                              size_t, uint32_t))
 {
     poly1305_neon_st *p = (poly1305_neon_st *)st->opaque;
     size_t nb = len / 16;
@@ -233,11 +347,23 @@ static void neon_blocks(poly1305_state *st, const uint8_t *in, size_t len,
     if (len >= POLY1305_NEON_MIN) {
         size_t ng = (nb - 2) / 4;
 
-        vector_blocks(p, in, ng, padbit);
+        vector(p, in, ng, padbit);
         in += 16 * (2 + 4 * ng);
         nb -= 2 + 4 * ng;
     }
     poly1305_r64_blocks(&p->sc, in, nb, padbit);
+}
+
+static void neon_blocks(poly1305_state *st, const uint8_t *in, size_t len,
+                        uint32_t padbit)
+{
+    blocks_with(st, in, len, padbit, vector_blocks_v);
+}
+
+static void neon_wide_blocks(poly1305_state *st, const uint8_t *in, size_t len,
+                             uint32_t padbit)
+{
+    blocks_with(st, in, len, padbit, vector_blocks_g);
 }
 
 static void neon_emit(poly1305_state *st, uint8_t mac[16])
@@ -258,5 +384,20 @@ const poly1305_kernel poly1305_neon_kernel = {
     .caps = CHACHA_CAP_NEON,
     .init = neon_init,
     .blocks = neon_blocks,
+    .emit = neon_emit,
+};
+
+/*
+ * The same state, init and emit: the fused AEAD kernels made for neon take
+ * it too (.pairs_as). auto takes it on the cores of ARM_WIDE_MAC (Neoverse
+ * V1, N2, V2, V3, N3).
+ */
+const poly1305_kernel poly1305_neon_wide_kernel = {
+    .name = "neon_wide",
+    .caps = CHACHA_CAP_NEON,
+    .prefer = CHACHA_CAP_ARM_WIDE_MAC,
+    .pairs_as = &poly1305_neon_kernel,
+    .init = neon_init,
+    .blocks = neon_wide_blocks,
     .emit = neon_emit,
 };

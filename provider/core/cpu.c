@@ -23,7 +23,8 @@ static unsigned int caps_value;
  * models of N1, V1, V2 and N2 the neon_wide kernel's pass costs fewer cycles
  * a byte than neon's; on the Cortex-A57 and A53 models more. All but N1 also
  * ARM_WIDE_MAC: neon_wide-fused costs fewer cycles than the two steps on
- * the V1, V2 and N2 models, more on N1's (see caps.def); V1 also
+ * the V1, V2 and N2 models, more on N1's (see caps.def), and so does the
+ * Poly1305 neon_wide kernel's loop against neon's; V1 also
  * ARM_WIDE_MAC1 (neon_wide1-fused: fewer cycles there). Built on every
  * architecture, so that the tests check the table everywhere.
  */

@@ -136,7 +136,7 @@ const chacha20_poly1305_kernel *chacha_select_fused(const chacha20_kernel *c,
     for (i = 0; chacha20_poly1305_kernels[i] != NULL; i++) {
         const chacha20_poly1305_kernel *f = chacha20_poly1305_kernels[i];
 
-        if (f->poly != p || !chacha_caps_ok(f->caps))
+        if ((f->poly != p && f->poly != p->pairs_as) || !chacha_caps_ok(f->caps))
             continue;
         /* a pair forced on a slow-zmm CPU fuses too */
         if (f->chacha == c && (!auto_pick || chacha_caps_ok(f->caps | f->prefer)))

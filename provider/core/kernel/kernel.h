@@ -106,10 +106,13 @@ typedef struct {
     _Alignas(16) unsigned char opaque[POLY1305_STATE_SIZE];
 } poly1305_state;
 
-typedef struct {
-    const char *name;          /* "portable", "avx2", "ifma", "neon" */
+typedef struct poly1305_kernel {
+    const char *name;          /* "portable", "avx2", "ifma", "neon", "neon_wide" */
     unsigned int caps;
     unsigned int prefer;       /* CHACHA_CAP_* bits auto also asks for */
+    /* a kernel of the same state, init and emit: the fused AEAD kernels
+       made for that one take this one too (NULL: none) */
+    const struct poly1305_kernel *pairs_as;
     void (*init)(poly1305_state *st, const uint8_t key[32]);
     void (*blocks)(poly1305_state *st, const uint8_t *in, size_t len,
                    uint32_t padbit);
