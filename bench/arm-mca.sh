@@ -60,10 +60,13 @@ if CHACHA_PROVIDER_IMPL=neon_wide "${qemu[@]}" -cpu "$cpu" "$loop" chacha-ours 6
         sides+=("ours-neon_wide+$f|$work/self.dis|$q -cpu $cpu|CHACHA_PROVIDER_IMPL=neon_wide,CHACHA_BENCH_AEAD=$f|0")
     done
 fi
-# the Poly1305 neon_wide kernel (auto: ARM_WIDE_MAC cores), its own side
-if CHACHA_PROVIDER_POLY1305_IMPL=neon_wide "${qemu[@]}" -cpu "$cpu" "$loop" poly-ours 64 0 2>/dev/null >&2; then
-    sides+=("ours-poly_neon_wide|$work/self.dis|$q -cpu $cpu|CHACHA_PROVIDER_POLY1305_IMPL=neon_wide|0")
-fi
+# the Poly1305 kernels auto takes only on Neoverse cores (neon_wide: V2, V3;
+# neon_wide2: V1, N2, N3), a side each
+for p in neon_wide neon_wide2; do
+    if CHACHA_PROVIDER_POLY1305_IMPL=$p "${qemu[@]}" -cpu "$cpu" "$loop" poly-ours 64 0 2>/dev/null >&2; then
+        sides+=("ours-poly_$p|$work/self.dis|$q -cpu $cpu|CHACHA_PROVIDER_POLY1305_IMPL=$p|0")
+    fi
+done
 sve=${SVE:-1}
 if [ "$sve" = 1 ] && ! CHACHA_PROVIDER_IMPL=sve2 "${qemu[@]}" -cpu max "$loop" chacha-ours 64 0 2>/dev/null >&2; then
     echo "# no sve2 kernel in $BUILD: no SVE sides of ours" >&2

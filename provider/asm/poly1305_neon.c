@@ -219,33 +219,52 @@ static void compute_powers(poly1305_neon_st *p)
 #define EL_7(T) "%[" #T "1].s[3]"
 #define EL_8(T) "%[" #T "2].s[0]"
 #define EL(T, e) EL_##e(T)
-#define ROW_ASM(op, xi, T, e0, e1, e2, e3, e4) \
-    op " %[d0].2d, %[" #xi "].2s, " EL(T, e0) "\n\t" \
-    op " %[d1].2d, %[" #xi "].2s, " EL(T, e1) "\n\t" \
-    op " %[d2].2d, %[" #xi "].2s, " EL(T, e2) "\n\t" \
-    op " %[d3].2d, %[" #xi "].2s, " EL(T, e3) "\n\t" \
-    op " %[d4].2d, %[" #xi "].2s, " EL(T, e4) "\n\t"
-/* row i: limb i against E(0 - i) .. E(4 - i) (table elements, EIDX) */
-#define ROW0(op, x, T) ROW_ASM(op, x##0, T, 0, 1, 2, 3, 4)
-#define ROW1(op, x, T) ROW_ASM(op, x##1, T, 8, 0, 1, 2, 3)
-#define ROW2(op, x, T) ROW_ASM(op, x##2, T, 7, 8, 0, 1, 2)
-#define ROW3(op, x, T) ROW_ASM(op, x##3, T, 6, 7, 8, 0, 1)
-#define ROW4(op, x, T) ROW_ASM(op, x##4, T, 5, 6, 7, 8, 0)
-#define STEP_PRODUCTS(X_ROWS) \
-    __asm__(ROW0("umull", q, s) ROW1("umlal", q, s) ROW2("umlal", q, s) \
-            ROW3("umlal", q, s) ROW4("umlal", q, s) X_ROWS(x, t) \
+#define ROW_ASM(op, d, xi, T, e0, e1, e2, e3, e4) \
+    op " %[" #d "0].2d, %[" #xi "].2s, " EL(T, e0) "\n\t" \
+    op " %[" #d "1].2d, %[" #xi "].2s, " EL(T, e1) "\n\t" \
+    op " %[" #d "2].2d, %[" #xi "].2s, " EL(T, e2) "\n\t" \
+    op " %[" #d "3].2d, %[" #xi "].2s, " EL(T, e3) "\n\t" \
+    op " %[" #d "4].2d, %[" #xi "].2s, " EL(T, e4) "\n\t"
+/* row i: limb i of x against E(0 - i) .. E(4 - i) (EIDX) onto sums d */
+#define ROW0(op, d, x, T) ROW_ASM(op, d, x##0, T, 0, 1, 2, 3, 4)
+#define ROW1(op, d, x, T) ROW_ASM(op, d, x##1, T, 8, 0, 1, 2, 3)
+#define ROW2(op, d, x, T) ROW_ASM(op, d, x##2, T, 7, 8, 0, 1, 2)
+#define ROW3(op, d, x, T) ROW_ASM(op, d, x##3, T, 6, 7, 8, 0, 1)
+#define ROW4(op, d, x, T) ROW_ASM(op, d, x##4, T, 5, 6, 7, 8, 0)
+#define STEP_ASM(X_ROWS, ...) \
+    __asm__(ROW0("umull", d, q, s) ROW1("umlal", d, q, s) ROW2("umlal", d, q, s) \
+            ROW3("umlal", d, q, s) ROW4("umlal", d, q, s) X_ROWS \
             : [d0] "=&w"(d0), [d1] "=&w"(d1), [d2] "=&w"(d2), [d3] "=&w"(d3), \
-              [d4] "=&w"(d4) \
+              [d4] "=&w"(d4) __VA_ARGS__ \
             : [q0] "w"(q0), [q1] "w"(q1), [q2] "w"(q2), [q3] "w"(q3), [q4] "w"(q4), \
               [x0] "w"(x0), [x1] "w"(x1), [x2] "w"(x2), [x3] "w"(x3), [x4] "w"(x4), \
               [s0] "w"(R2_v[0]), [s1] "w"(R2_v[1]), [s2] "w"(R2_v[2]), \
               [t0] "w"(R4_v[0]), [t1] "w"(R4_v[1]), [t2] "w"(R4_v[2]))
-#define X_ROWS_V(x, T) \
-    ROW2("umlal", x, T) ROW0("umlal", x, T) ROW1("umlal", x, T) \
-    ROW3("umlal", x, T) ROW4("umlal", x, T)
-#define X_ROWS_G(x, T) \
-    ROW2("umlal", x, T) ROW3("umlal", x, T) ROW0("umlal", x, T) \
-    ROW1("umlal", x, T) ROW4("umlal", x, T)
+/* X's rows onto the sums d of P's */
+#define STEP_ONE(X_ROWS) STEP_ASM(X_ROWS, )
+/*
+ * Some of X's rows onto sums e of their own, d += e after: where a
+ * multiply-accumulate waits the full latency of its sum (no forwarding),
+ * the five dependent accumulates of X's limbs become two shorter chains.
+ */
+#define STEP_TWO(X_ROWS) \
+    do { \
+        uint64x2_t e0, e1, e2, e3, e4; \
+        STEP_ASM(X_ROWS, , [e0] "=&w"(e0), [e1] "=&w"(e1), [e2] "=&w"(e2), \
+                 [e3] "=&w"(e3), [e4] "=&w"(e4)); \
+        d0 = vaddq_u64(d0, e0); d1 = vaddq_u64(d1, e1); d2 = vaddq_u64(d2, e2); \
+        d3 = vaddq_u64(d3, e3); d4 = vaddq_u64(d4, e4); \
+    } while (0)
+/* X's rows, in the order its limbs are ready (llvm-mca 19, see below) */
+#define X_ROWS_V \
+    ROW2("umlal", d, x, t) ROW0("umlal", d, x, t) ROW1("umlal", d, x, t) \
+    ROW3("umlal", d, x, t) ROW4("umlal", d, x, t)
+#define X_ROWS_G \
+    ROW2("umlal", d, x, t) ROW3("umlal", d, x, t) ROW0("umlal", d, x, t) \
+    ROW1("umlal", d, x, t) ROW4("umlal", d, x, t)
+#define X_ROWS_G2 \
+    ROW3("umlal", d, x, t) ROW4("umlal", d, x, t) \
+    ROW2("umull", e, x, t) ROW0("umlal", e, x, t) ROW1("umlal", e, x, t)
 
 #define ADD5(x, y) \
     do { \
@@ -263,7 +282,7 @@ static void compute_powers(poly1305_neon_st *p)
  * One body, two ways to cut and carry limbs (LOAD_PAIR, CARRY: _V in
  * vector registers, _G in general ones) and the order of X's rows.
  */
-#define DEFINE_VECTOR_BLOCKS(name, LOAD_PAIR, CARRY, X_ROWS) \
+#define DEFINE_VECTOR_BLOCKS(name, LOAD_PAIR, CARRY, STEP) \
 static void name(poly1305_neon_st *p, const uint8_t *in, size_t ng, \
                  uint32_t padbit) \
 { \
@@ -277,6 +296,8 @@ static void name(poly1305_neon_st *p, const uint8_t *in, size_t ng, \
     uint64_t t[5]; \
     int i; \
  \
+    (void)mask; \
+    (void)mask64; \
     (void)hib; \
     (void)hib2; \
     if (!p->have_powers) \
@@ -297,7 +318,7 @@ static void name(poly1305_neon_st *p, const uint8_t *in, size_t ng, \
     in += 32; \
     for (; ng > 0; ng--) { \
         LOAD_PAIR(q, in);                       /* P */ \
-        STEP_PRODUCTS(X_ROWS);                  /* P r^2 + X r^4 */ \
+        STEP;                                   /* P r^2 + X r^4 */ \
         LOAD_PAIR(q, in + 32);                  /* Q */ \
         CARRY(x, d); \
         ADD5(x, q); \
@@ -316,16 +337,22 @@ static void name(poly1305_neon_st *p, const uint8_t *in, size_t ng, \
 }
 
 /*
- * Cycles a byte of the two loops, llvm-mca 19 (cortex-a57 / -a53 /
- * neoverse-n1 / -v1 / -v2 / -n2): limbs in vector registers 0.89 / 2.39 /
- * 0.92 / 0.57 / 0.49 / 0.89, in general registers 0.95 / 3.02 / 0.94 /
- * 0.54 / 0.45 / 0.86. The second moves some 20 vector operations a step to
- * the integer pipes, which pays where four vector pipes wait on the
- * products' latency (V1, V2) or two have the multiplies to spare (N2), not
- * on the in-order A53, the A57 or N1 (one multiply pipe, bound by it).
+ * Cycles a byte of the three loops, llvm-mca 19 at 16 KiB (cortex-a57 /
+ * -a53 / neoverse-n1 / -v1 / -v2 / -n2; OpenSSL 3.0 and 3.5's NEON loop
+ * 0.97 / 3.41 / 0.95 / 0.55 / 0.45 / 0.88):
+ *   neon       (limbs cut in vector registers)  0.89 / 2.39 / 0.92 / 0.57 / 0.49 / 0.89
+ *   neon_wide  (in general registers)           0.95 / 3.02 / 0.94 / 0.54 / 0.45 / 0.86
+ *   neon_wide2 (and X on two sets of sums)      0.96 / 3.13 / 0.95 / 0.49 / 0.50 / 0.80
+ * Cutting limbs in general registers moves some 20 vector operations a step
+ * to the integer pipes: it pays where the vector pipes, not the one vector
+ * multiplier (N1) or the in-order issue (A53), are the limit. The second set
+ * of sums pays where a multiply-accumulate waits its sum's full latency (the
+ * V1 and N2 models: four cycles an accumulate, one on V2's and A57's), and
+ * costs five adds a step elsewhere.
  */
-DEFINE_VECTOR_BLOCKS(vector_blocks_v, LOAD_PAIR_V, CARRY_V, X_ROWS_V)
-DEFINE_VECTOR_BLOCKS(vector_blocks_g, LOAD_PAIR_G, CARRY_G, X_ROWS_G)
+DEFINE_VECTOR_BLOCKS(vector_blocks_v, LOAD_PAIR_V, CARRY_V, STEP_ONE(X_ROWS_V))
+DEFINE_VECTOR_BLOCKS(vector_blocks_g, LOAD_PAIR_G, CARRY_G, STEP_ONE(X_ROWS_G))
+DEFINE_VECTOR_BLOCKS(vector_blocks_g2, LOAD_PAIR_G, CARRY_V, STEP_TWO(X_ROWS_G2))
 
 static void neon_init(poly1305_state *st, const uint8_t key[32])
 {
@@ -366,6 +393,12 @@ static void neon_wide_blocks(poly1305_state *st, const uint8_t *in, size_t len,
     blocks_with(st, in, len, padbit, vector_blocks_g);
 }
 
+static void neon_wide2_blocks(poly1305_state *st, const uint8_t *in, size_t len,
+                              uint32_t padbit)
+{
+    blocks_with(st, in, len, padbit, vector_blocks_g2);
+}
+
 static void neon_emit(poly1305_state *st, uint8_t mac[16])
 {
     poly1305_neon_st *p = (poly1305_neon_st *)st->opaque;
@@ -389,8 +422,8 @@ const poly1305_kernel poly1305_neon_kernel = {
 
 /*
  * The same state, init and emit: the fused AEAD kernels made for neon take
- * it too (.pairs_as). auto takes it on the cores of ARM_WIDE_MAC (Neoverse
- * V1, N2, V2, V3, N3).
+ * it too (.pairs_as). auto takes it on the cores of ARM_WIDE_MAC without
+ * ARM_POLY_SPLIT (Neoverse V2, V3).
  */
 const poly1305_kernel poly1305_neon_wide_kernel = {
     .name = "neon_wide",
@@ -399,5 +432,17 @@ const poly1305_kernel poly1305_neon_wide_kernel = {
     .pairs_as = &poly1305_neon_kernel,
     .init = neon_init,
     .blocks = neon_wide_blocks,
+    .emit = neon_emit,
+};
+
+/* neon_wide's limbs, neon's carries, X's products on two sets of sums: auto
+   takes it on the cores of ARM_POLY_SPLIT (Neoverse V1, N2, N3) */
+const poly1305_kernel poly1305_neon_wide2_kernel = {
+    .name = "neon_wide2",
+    .caps = CHACHA_CAP_NEON,
+    .prefer = CHACHA_CAP_ARM_WIDE_MAC | CHACHA_CAP_ARM_POLY_SPLIT,
+    .pairs_as = &poly1305_neon_kernel,
+    .init = neon_init,
+    .blocks = neon_wide2_blocks,
     .emit = neon_emit,
 };
