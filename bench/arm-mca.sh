@@ -60,9 +60,8 @@ if CHACHA_PROVIDER_IMPL=neon_wide "${qemu[@]}" -cpu "$cpu" "$loop" chacha-ours 6
         sides+=("ours-neon_wide+$f|$work/self.dis|$q -cpu $cpu|CHACHA_PROVIDER_IMPL=neon_wide,CHACHA_BENCH_AEAD=$f|0")
     done
 fi
-# the Poly1305 kernels auto takes only on Neoverse cores (neon_wide: V2, V3;
-# neon_wide2: V1, N2, N3), a side each
-for p in neon_wide neon_wide2; do
+# the Poly1305 kernel auto takes only on Neoverse V2 and V3, its own side
+for p in neon_wide; do
     if CHACHA_PROVIDER_POLY1305_IMPL=$p "${qemu[@]}" -cpu "$cpu" "$loop" poly-ours 64 0 2>/dev/null >&2; then
         sides+=("ours-poly_$p|$work/self.dis|$q -cpu $cpu|CHACHA_PROVIDER_POLY1305_IMPL=$p|0")
     fi

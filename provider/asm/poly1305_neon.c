@@ -44,10 +44,10 @@ typedef struct {
     uint64_t have_powers;
     /*
      * Elements 0-4: limbs of the power, 5-8: 5 times limbs 1-4 (2^130 = 5
-     * mod p), for by-element multiplies: r^4, r^2, and (fin) the final
+     * mod p), for by-element multiplies: r^2, r^4, r^6, r^8, and (fin) the final
      * per-lane powers (r^2, r) as pairs.
      */
-    uint32_t r4[12], r2[12];
+    uint32_t r4[12], r2[12], r6[12], r8[12];
     uint32_t fin[9][2];
 } poly1305_neon_st;
 
@@ -83,8 +83,16 @@ static void compute_powers(poly1305_neon_st *p)
     poly1305_r64_mul(h, p->sc.r[0], p->sc.r[1]);            /* r^3 */
     poly1305_r64_mul(h, p->sc.r[0], p->sc.r[1]);            /* r^4 */
     power_table(p->r4, h[0], h[1], h[2]);
-    p->r4[9] = p->r4[10] = p->r4[11] = 0;
+    poly1305_r64_mul(h, p->sc.r[0], p->sc.r[1]);            /* r^5 */
+    poly1305_r64_mul(h, p->sc.r[0], p->sc.r[1]);            /* r^6 */
+    power_table(p->r6, h[0], h[1], h[2]);
+    poly1305_r64_mul(h, p->sc.r[0], p->sc.r[1]);            /* r^7 */
+    poly1305_r64_mul(h, p->sc.r[0], p->sc.r[1]);            /* r^8 */
+    power_table(p->r8, h[0], h[1], h[2]);
     p->r2[9] = p->r2[10] = p->r2[11] = 0;
+    p->r4[9] = p->r4[10] = p->r4[11] = 0;
+    p->r6[9] = p->r6[10] = p->r6[11] = 0;
+    p->r8[9] = p->r8[10] = p->r8[11] = 0;
     for (i = 0; i < 9; i++) {
         p->fin[i][0] = e2[i];
         p->fin[i][1] = e1[i];
@@ -133,14 +141,14 @@ static void compute_powers(poly1305_neon_st *p)
     } while (0)
 
 /*
- * neon: x = d carried (0 -> 1, 3 -> 4), (1 -> 2, 4 -> 0 times 5), (2 -> 3,
+ * x = d carried (0 -> 1, 3 -> 4), (1 -> 2, 4 -> 0 times 5), (2 -> 3,
  * 0 -> 1), 3 -> 4 and narrowed: from d_k < 2^62, every limb ends below
  * 2^26 + 2^14.
  */
 #define CARRY_STEP(d, i, j) \
     c_ = vshrq_n_u64(d##i, 26); d##i = vandq_u64(d##i, mask64); \
     d##j = vaddq_u64(d##j, c_)
-#define CARRY_V(x, d) \
+#define CARRY(x, d) \
     do { \
         uint64x2_t c_, c5_; \
         CARRY_STEP(d, 0, 1); CARRY_STEP(d, 3, 4); \
@@ -172,42 +180,12 @@ static void compute_powers(poly1305_neon_st *p)
     } while (0)
 
 /*
- * neon_wide: x = d carried and narrowed: 0 -> 1 and 3 -> 4, then 1 -> 2 and 4 -> 0
- * (times 5), in 64-bit lanes; then 2 -> 3, 0 -> 1 and 3 -> 4 on the
- * narrowed limbs. Bounds (d_k below 2^58, see DEFINE_VECTOR_BLOCKS): the carry
- * out of d2 (d2 + c1 < 2^57.3) fits 32 bits, and so does limb 3 with it;
- * every limb ends below 2^26 + 2^7.
- */
-#define CARRY_G(x, d) \
-    do { \
-        uint64x2_t c_; \
-        uint32x2_t n_; \
-        c_ = vshrq_n_u64(d##0, 26); d##0 = vandq_u64(d##0, mask64); \
-        d##1 = vaddq_u64(d##1, c_); \
-        c_ = vshrq_n_u64(d##3, 26); x##3 = vmovn_u64(d##3); \
-        d##4 = vaddq_u64(d##4, c_); \
-        c_ = vshrq_n_u64(d##1, 26); x##1 = vmovn_u64(d##1); \
-        d##2 = vaddq_u64(d##2, c_); \
-        c_ = vshrq_n_u64(d##4, 26); x##4 = vmovn_u64(d##4); \
-        d##0 = vaddq_u64(d##0, c_); c_ = vshlq_n_u64(c_, 2); \
-        d##0 = vaddq_u64(d##0, c_); \
-        n_ = vshrn_n_u64(d##2, 26); x##2 = vmovn_u64(d##2); \
-        x##3 = vadd_u32(vand_u32(x##3, mask), n_); \
-        n_ = vshrn_n_u64(d##0, 26); x##0 = vmovn_u64(d##0); \
-        x##1 = vadd_u32(vand_u32(x##1, mask), n_); \
-        n_ = vshr_n_u32(x##3, 26); x##3 = vand_u32(x##3, mask); \
-        x##4 = vadd_u32(vand_u32(x##4, mask), n_); \
-        x##0 = vand_u32(x##0, mask); x##2 = vand_u32(x##2, mask); \
-    } while (0)
-
-/*
- * d = P r^2 + X r^4 in one asm block (P in q, X in x; r^2's table in s0-s2,
- * r^4's in t0-t2): GCC 12 built the same products from intrinsics with up
- * to ten register-to-register moves a step, as it kept steering the
- * accumulators into the registers of the next X. A row takes one limb
- * against the five table elements E(k - i) of d_0..d_4, so a product's next
- * accumulate is five instructions on. X's rows come in the order its limbs
- * are ready (X_ROWS; llvm-mca 19, see the kernels below).
+ * The products, in asm blocks: GCC 12 built them from intrinsics with up to
+ * ten register-to-register moves a step, as it kept steering the sums into
+ * the registers of the next X. A row takes one limb of a pair against the
+ * five table elements E(k - i) of the sums d_0..d_4, so a sum's next
+ * accumulate is five instructions on; X's rows come in the order its limbs
+ * are ready (X_ROWS, chosen with llvm-mca 19 among the 120 orders).
  */
 #define EL_0(T) "%[" #T "0].s[0]"
 #define EL_1(T) "%[" #T "0].s[1]"
@@ -219,52 +197,52 @@ static void compute_powers(poly1305_neon_st *p)
 #define EL_7(T) "%[" #T "1].s[3]"
 #define EL_8(T) "%[" #T "2].s[0]"
 #define EL(T, e) EL_##e(T)
-#define ROW_ASM(op, d, xi, T, e0, e1, e2, e3, e4) \
-    op " %[" #d "0].2d, %[" #xi "].2s, " EL(T, e0) "\n\t" \
-    op " %[" #d "1].2d, %[" #xi "].2s, " EL(T, e1) "\n\t" \
-    op " %[" #d "2].2d, %[" #xi "].2s, " EL(T, e2) "\n\t" \
-    op " %[" #d "3].2d, %[" #xi "].2s, " EL(T, e3) "\n\t" \
-    op " %[" #d "4].2d, %[" #xi "].2s, " EL(T, e4) "\n\t"
-/* row i: limb i of x against E(0 - i) .. E(4 - i) (EIDX) onto sums d */
-#define ROW0(op, d, x, T) ROW_ASM(op, d, x##0, T, 0, 1, 2, 3, 4)
-#define ROW1(op, d, x, T) ROW_ASM(op, d, x##1, T, 8, 0, 1, 2, 3)
-#define ROW2(op, d, x, T) ROW_ASM(op, d, x##2, T, 7, 8, 0, 1, 2)
-#define ROW3(op, d, x, T) ROW_ASM(op, d, x##3, T, 6, 7, 8, 0, 1)
-#define ROW4(op, d, x, T) ROW_ASM(op, d, x##4, T, 5, 6, 7, 8, 0)
-#define STEP_ASM(X_ROWS, ...) \
-    __asm__(ROW0("umull", d, q, s) ROW1("umlal", d, q, s) ROW2("umlal", d, q, s) \
-            ROW3("umlal", d, q, s) ROW4("umlal", d, q, s) X_ROWS \
-            : [d0] "=&w"(d0), [d1] "=&w"(d1), [d2] "=&w"(d2), [d3] "=&w"(d3), \
-              [d4] "=&w"(d4) __VA_ARGS__ \
-            : [q0] "w"(q0), [q1] "w"(q1), [q2] "w"(q2), [q3] "w"(q3), [q4] "w"(q4), \
-              [x0] "w"(x0), [x1] "w"(x1), [x2] "w"(x2), [x3] "w"(x3), [x4] "w"(x4), \
-              [s0] "w"(R2_v[0]), [s1] "w"(R2_v[1]), [s2] "w"(R2_v[2]), \
-              [t0] "w"(R4_v[0]), [t1] "w"(R4_v[1]), [t2] "w"(R4_v[2]))
-/* X's rows onto the sums d of P's */
-#define STEP_ONE(X_ROWS) STEP_ASM(X_ROWS, )
+#define ROW_ASM(op, xi, T, e0, e1, e2, e3, e4) \
+    op " %[d0].2d, %[" #xi "].2s, " EL(T, e0) "\n\t" \
+    op " %[d1].2d, %[" #xi "].2s, " EL(T, e1) "\n\t" \
+    op " %[d2].2d, %[" #xi "].2s, " EL(T, e2) "\n\t" \
+    op " %[d3].2d, %[" #xi "].2s, " EL(T, e3) "\n\t" \
+    op " %[d4].2d, %[" #xi "].2s, " EL(T, e4) "\n\t"
+/* row i: limb i of x against E(0 - i) .. E(4 - i) (EIDX) of table T */
+#define ROW0(op, x, T) ROW_ASM(op, x##0, T, 0, 1, 2, 3, 4)
+#define ROW1(op, x, T) ROW_ASM(op, x##1, T, 8, 0, 1, 2, 3)
+#define ROW2(op, x, T) ROW_ASM(op, x##2, T, 7, 8, 0, 1, 2)
+#define ROW3(op, x, T) ROW_ASM(op, x##3, T, 6, 7, 8, 0, 1)
+#define ROW4(op, x, T) ROW_ASM(op, x##4, T, 5, 6, 7, 8, 0)
+/* a pair's five rows in limb order, the first op umull (new sums) or umlal */
+#define ROWS(op0, x, T) \
+    ROW0(op0, x, T) ROW1("umlal", x, T) ROW2("umlal", x, T) \
+    ROW3("umlal", x, T) ROW4("umlal", x, T)
+#define X_ROWS_V(T) \
+    ROW2("umlal", x, T) ROW0("umlal", x, T) ROW1("umlal", x, T) \
+    ROW3("umlal", x, T) ROW4("umlal", x, T)
+#define X_ROWS_G(T) \
+    ROW2("umlal", x, T) ROW3("umlal", x, T) ROW0("umlal", x, T) \
+    ROW1("umlal", x, T) ROW4("umlal", x, T)
+#define ASM_LIMBS(n) [n##0] "w"(n##0), [n##1] "w"(n##1), [n##2] "w"(n##2), \
+    [n##3] "w"(n##3), [n##4] "w"(n##4)
+#define ASM_TABLE(n, v) [n##0] "w"(v[0]), [n##1] "w"(v[1]), [n##2] "w"(v[2])
+#define ASM_SUMS(c) [d0] c(d0), [d1] c(d1), [d2] c(d2), [d3] c(d3), [d4] c(d4)
+#define OUT_NEW(v) "=&w"(v)
+#define OUT_ADD(v) "+w"(v)
+/* four blocks: d = P r^2 + X r^4 (P in q) */
+#define STEP4(X_ROWS) \
+    __asm__(ROWS("umull", q, s) X_ROWS(t) \
+            : ASM_SUMS(OUT_NEW) \
+            : ASM_LIMBS(q), ASM_LIMBS(x), ASM_TABLE(s, R2_v), ASM_TABLE(t, R4_v))
 /*
- * Some of X's rows onto sums e of their own, d += e after: where a
- * multiply-accumulate waits the full latency of its sum (no forwarding),
- * the five dependent accumulates of X's limbs become two shorter chains.
+ * Eight blocks: d = P r^6 + Q r^4 (P in q, Q in w), then d += R r^2 + X r^8
+ * (R in q): as many products a block as the four-block step, one carry for
+ * eight blocks instead of two, and the same chain from X to X.
  */
-#define STEP_TWO(X_ROWS) \
-    do { \
-        uint64x2_t e0, e1, e2, e3, e4; \
-        STEP_ASM(X_ROWS, , [e0] "=&w"(e0), [e1] "=&w"(e1), [e2] "=&w"(e2), \
-                 [e3] "=&w"(e3), [e4] "=&w"(e4)); \
-        d0 = vaddq_u64(d0, e0); d1 = vaddq_u64(d1, e1); d2 = vaddq_u64(d2, e2); \
-        d3 = vaddq_u64(d3, e3); d4 = vaddq_u64(d4, e4); \
-    } while (0)
-/* X's rows, in the order its limbs are ready (llvm-mca 19, see below) */
-#define X_ROWS_V \
-    ROW2("umlal", d, x, t) ROW0("umlal", d, x, t) ROW1("umlal", d, x, t) \
-    ROW3("umlal", d, x, t) ROW4("umlal", d, x, t)
-#define X_ROWS_G \
-    ROW2("umlal", d, x, t) ROW3("umlal", d, x, t) ROW0("umlal", d, x, t) \
-    ROW1("umlal", d, x, t) ROW4("umlal", d, x, t)
-#define X_ROWS_G2 \
-    ROW3("umlal", d, x, t) ROW4("umlal", d, x, t) \
-    ROW2("umull", e, x, t) ROW0("umlal", e, x, t) ROW1("umlal", e, x, t)
+#define STEP8_PQ() \
+    __asm__(ROWS("umull", q, u) ROWS("umlal", w, t) \
+            : ASM_SUMS(OUT_NEW) \
+            : ASM_LIMBS(q), ASM_LIMBS(w), ASM_TABLE(u, R6_v), ASM_TABLE(t, R4_v))
+#define STEP8_RX(X_ROWS) \
+    __asm__(ROWS("umlal", q, s) X_ROWS(v) \
+            : ASM_SUMS(OUT_ADD) \
+            : ASM_LIMBS(q), ASM_LIMBS(x), ASM_TABLE(s, R2_v), ASM_TABLE(v, R8_v))
 
 #define ADD5(x, y) \
     do { \
@@ -274,37 +252,39 @@ static void compute_powers(poly1305_neon_st *p)
     } while (0)
 
 /*
- * Absorb 2 + 4 * ng blocks. Limb bounds: the table's limbs below 2^26
- * (the top one below 5 * 2^24, as h2 <= 4 in radix 2^64), X's carried
- * limbs below 2^26 + 2^14 plus a block's (the accumulator's at the start,
- * below 2^26 and 5 * 2^24), P's below 2^26 (the top one 2^25): each d_k
- * (ten products) stays below 2^58, d2 + c1 below 2^57.3.
- * One body, two ways to cut and carry limbs (LOAD_PAIR, CARRY: _V in
- * vector registers, _G in general ones) and the order of X's rows.
+ * Absorb 2 + 4 * ng blocks: eight a step, then four if ng is odd. Limb
+ * bounds: the tables' limbs below 2^26 (the top one below 5 * 2^24, as
+ * h2 <= 4 in radix 2^64, so 5 times it below 2^28.7), X's carried limbs
+ * below 2^26 + 2^14 plus a block's (the accumulator's at the start: below
+ * 2^26, the top one 5 * 2^24), a block's below 2^26 (the top one 2^25):
+ * each d_k (twenty products) stays below 2^58.7, and CARRY needs 2^62.
+ * One body, two ways to cut a block pair into limbs (LOAD_PAIR: _V in
+ * vector registers, _G in general ones) and their orders of X's rows.
  */
-#define DEFINE_VECTOR_BLOCKS(name, LOAD_PAIR, CARRY, STEP) \
+#define DEFINE_VECTOR_BLOCKS(name, LOAD_PAIR, X_ROWS) \
 static void name(poly1305_neon_st *p, const uint8_t *in, size_t ng, \
                  uint32_t padbit) \
 { \
     const uint32x2_t mask = vdup_n_u32(M26), hib = vdup_n_u32(padbit << 24); \
     const uint64_t hib2 = (uint64_t)padbit << 24 | (uint64_t)padbit << 56; \
     const uint64x2_t mask64 = vdupq_n_u64(M26); \
-    uint32x4_t R4_v[3], R2_v[3]; \
-    uint32x2_t x0, x1, x2, x3, x4, q0, q1, q2, q3, q4; \
+    uint32x4_t R2_v[3], R4_v[3], R6_v[3], R8_v[3]; \
+    uint32x2_t x0, x1, x2, x3, x4, q0, q1, q2, q3, q4, w0, w1, w2, w3, w4; \
     uint64x2_t d0, d1, d2, d3, d4; \
     uint32_t l[5]; \
     uint64_t t[5]; \
     int i; \
  \
     (void)mask; \
-    (void)mask64; \
     (void)hib; \
     (void)hib2; \
     if (!p->have_powers) \
         compute_powers(p); \
     for (i = 0; i < 3; i++) { \
-        R4_v[i] = vld1q_u32(p->r4 + 4 * i); \
         R2_v[i] = vld1q_u32(p->r2 + 4 * i); \
+        R4_v[i] = vld1q_u32(p->r4 + 4 * i); \
+        R6_v[i] = vld1q_u32(p->r6 + 4 * i); \
+        R8_v[i] = vld1q_u32(p->r8 + 4 * i); \
     } \
  \
     /* X = the first pair, the accumulator added to lane 0 */ \
@@ -316,9 +296,20 @@ static void name(poly1305_neon_st *p, const uint8_t *in, size_t ng, \
     x3 = vadd_u32(x3, vset_lane_u32(l[3], vdup_n_u32(0), 0)); \
     x4 = vadd_u32(x4, vset_lane_u32(l[4], vdup_n_u32(0), 0)); \
     in += 32; \
-    for (; ng > 0; ng--) { \
+    for (; ng >= 2; ng -= 2) { \
         LOAD_PAIR(q, in);                       /* P */ \
-        STEP;                                   /* P r^2 + X r^4 */ \
+        LOAD_PAIR(w, in + 32);                  /* Q */ \
+        STEP8_PQ();                             /* P r^6 + Q r^4 */ \
+        LOAD_PAIR(q, in + 64);                  /* R */ \
+        STEP8_RX(X_ROWS);                       /* + R r^2 + X r^8 */ \
+        LOAD_PAIR(q, in + 96);                  /* S */ \
+        CARRY(x, d); \
+        ADD5(x, q); \
+        in += 128; \
+    } \
+    if (ng > 0) { \
+        LOAD_PAIR(q, in);                       /* P */ \
+        STEP4(X_ROWS);                          /* P r^2 + X r^4 */ \
         LOAD_PAIR(q, in + 32);                  /* Q */ \
         CARRY(x, d); \
         ADD5(x, q); \
@@ -337,22 +328,18 @@ static void name(poly1305_neon_st *p, const uint8_t *in, size_t ng, \
 }
 
 /*
- * Cycles a byte of the three loops, llvm-mca 19 at 16 KiB (cortex-a57 /
- * -a53 / neoverse-n1 / -v1 / -v2 / -n2; OpenSSL 3.0 and 3.5's NEON loop
- * 0.97 / 3.41 / 0.95 / 0.55 / 0.45 / 0.88):
- *   neon       (limbs cut in vector registers)  0.89 / 2.39 / 0.92 / 0.57 / 0.49 / 0.89
- *   neon_wide  (in general registers)           0.95 / 3.02 / 0.94 / 0.54 / 0.45 / 0.86
- *   neon_wide2 (and X on two sets of sums)      0.96 / 3.13 / 0.95 / 0.49 / 0.50 / 0.80
- * Cutting limbs in general registers moves some 20 vector operations a step
- * to the integer pipes: it pays where the vector pipes, not the one vector
- * multiplier (N1) or the in-order issue (A53), are the limit. The second set
- * of sums pays where a multiply-accumulate waits its sum's full latency (the
- * V1 and N2 models: four cycles an accumulate, one on V2's and A57's), and
- * costs five adds a step elsewhere.
+ * Cycles a byte of the two loops, llvm-mca 19 at 16 KiB (cortex-a57 /
+ * -a53 / neoverse-n1 / -v1 / -v2 / -n2; OpenSSL 3.0's and 3.5's NEON loop,
+ * four blocks a step: 0.97 / 3.41 / 0.95 / 0.55 / 0.45 / 0.88):
+ *   neon       (limbs cut in vector registers)  0.84 / 1.96 / 0.85 / 0.50 / 0.43 / 0.81
+ *   neon_wide  (in general registers)           0.96 / 2.32 / 0.92 / 0.53 / 0.40 / 0.82
+ * Cutting the limbs in general registers (and, ubfx, extr, one fmov a limb
+ * pair) moves some 20 vector operations a pair to the integer pipes; only
+ * V2's model, whose multiply-accumulates forward their sum (one cycle an
+ * accumulate, four on V1's, N1's and N2's), turns that into fewer cycles.
  */
-DEFINE_VECTOR_BLOCKS(vector_blocks_v, LOAD_PAIR_V, CARRY_V, STEP_ONE(X_ROWS_V))
-DEFINE_VECTOR_BLOCKS(vector_blocks_g, LOAD_PAIR_G, CARRY_G, STEP_ONE(X_ROWS_G))
-DEFINE_VECTOR_BLOCKS(vector_blocks_g2, LOAD_PAIR_G, CARRY_V, STEP_TWO(X_ROWS_G2))
+DEFINE_VECTOR_BLOCKS(vector_blocks_v, LOAD_PAIR_V, X_ROWS_V)
+DEFINE_VECTOR_BLOCKS(vector_blocks_g, LOAD_PAIR_G, X_ROWS_G)
 
 static void neon_init(poly1305_state *st, const uint8_t key[32])
 {
@@ -393,12 +380,6 @@ static void neon_wide_blocks(poly1305_state *st, const uint8_t *in, size_t len,
     blocks_with(st, in, len, padbit, vector_blocks_g);
 }
 
-static void neon_wide2_blocks(poly1305_state *st, const uint8_t *in, size_t len,
-                              uint32_t padbit)
-{
-    blocks_with(st, in, len, padbit, vector_blocks_g2);
-}
-
 static void neon_emit(poly1305_state *st, uint8_t mac[16])
 {
     poly1305_neon_st *p = (poly1305_neon_st *)st->opaque;
@@ -422,27 +403,15 @@ const poly1305_kernel poly1305_neon_kernel = {
 
 /*
  * The same state, init and emit: the fused AEAD kernels made for neon take
- * it too (.pairs_as). auto takes it on the cores of ARM_WIDE_MAC without
- * ARM_POLY_SPLIT (Neoverse V2, V3).
+ * it too (.pairs_as). auto takes it on the cores of ARM_MAC_FWD (Neoverse
+ * V2, V3).
  */
 const poly1305_kernel poly1305_neon_wide_kernel = {
     .name = "neon_wide",
     .caps = CHACHA_CAP_NEON,
-    .prefer = CHACHA_CAP_ARM_WIDE_MAC,
+    .prefer = CHACHA_CAP_ARM_MAC_FWD,
     .pairs_as = &poly1305_neon_kernel,
     .init = neon_init,
     .blocks = neon_wide_blocks,
-    .emit = neon_emit,
-};
-
-/* neon_wide's limbs, neon's carries, X's products on two sets of sums: auto
-   takes it on the cores of ARM_POLY_SPLIT (Neoverse V1, N2, N3) */
-const poly1305_kernel poly1305_neon_wide2_kernel = {
-    .name = "neon_wide2",
-    .caps = CHACHA_CAP_NEON,
-    .prefer = CHACHA_CAP_ARM_WIDE_MAC | CHACHA_CAP_ARM_POLY_SPLIT,
-    .pairs_as = &poly1305_neon_kernel,
-    .init = neon_init,
-    .blocks = neon_wide2_blocks,
     .emit = neon_emit,
 };

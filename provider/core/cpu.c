@@ -23,11 +23,10 @@ static unsigned int caps_value;
  * models of N1, V1, V2 and N2 the neon_wide kernel's pass costs fewer cycles
  * a byte than neon's; on the Cortex-A57 and A53 models more. All but N1 also
  * ARM_WIDE_MAC: neon_wide-fused costs fewer cycles than the two steps on
- * the V1, V2 and N2 models, more on N1's (see caps.def), and so does the
- * Poly1305 neon_wide kernel's loop against neon's; V1 also
- * ARM_WIDE_MAC1 (neon_wide1-fused: fewer cycles there); V1, N2 and N3
- * ARM_POLY_SPLIT (Poly1305 neon_wide2: their models' multiply-accumulates
- * do not forward the sum). Built on every
+ * the V1, V2 and N2 models, more on N1's (see caps.def); V1 also
+ * ARM_WIDE_MAC1 (neon_wide1-fused: fewer cycles there); V2 and V3
+ * ARM_MAC_FWD (Poly1305 neon_wide: fewer cycles on the V2 model, whose
+ * multiply-accumulates forward their sum, more on the others). Built on every
  * architecture, so that the tests check the table everywhere.
  */
 unsigned int chacha_arm_core_prefer(uint64_t midr)
@@ -38,13 +37,13 @@ unsigned int chacha_arm_core_prefer(uint64_t midr)
     } cores[] = {
         { 0xd0c, CHACHA_CAP_ARM_WIDE },                              /* N1 */
         { 0xd40, CHACHA_CAP_ARM_WIDE | CHACHA_CAP_ARM_WIDE_MAC
-                 | CHACHA_CAP_ARM_WIDE_MAC1 | CHACHA_CAP_ARM_POLY_SPLIT }, /* V1 */
-        { 0xd49, CHACHA_CAP_ARM_WIDE | CHACHA_CAP_ARM_WIDE_MAC
-                 | CHACHA_CAP_ARM_POLY_SPLIT },                      /* N2 */
-        { 0xd4f, CHACHA_CAP_ARM_WIDE | CHACHA_CAP_ARM_WIDE_MAC },    /* V2 */
-        { 0xd84, CHACHA_CAP_ARM_WIDE | CHACHA_CAP_ARM_WIDE_MAC },    /* V3 */
-        { 0xd8e, CHACHA_CAP_ARM_WIDE | CHACHA_CAP_ARM_WIDE_MAC
-                 | CHACHA_CAP_ARM_POLY_SPLIT },                      /* N3 */
+                 | CHACHA_CAP_ARM_WIDE_MAC1 },                       /* V1 */
+        { 0xd49, CHACHA_CAP_ARM_WIDE | CHACHA_CAP_ARM_WIDE_MAC },    /* N2 */
+        { 0xd4f, CHACHA_CAP_ARM_WIDE | CHACHA_CAP_ARM_WIDE_MAC
+                 | CHACHA_CAP_ARM_MAC_FWD },                         /* V2 */
+        { 0xd84, CHACHA_CAP_ARM_WIDE | CHACHA_CAP_ARM_WIDE_MAC
+                 | CHACHA_CAP_ARM_MAC_FWD },                         /* V3 */
+        { 0xd8e, CHACHA_CAP_ARM_WIDE | CHACHA_CAP_ARM_WIDE_MAC },    /* N3 */
     };
     unsigned int implementer = (unsigned int)(midr >> 24) & 0xff;
     unsigned int part = (unsigned int)(midr >> 4) & 0xfff;

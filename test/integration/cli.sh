@@ -198,12 +198,12 @@ fi
 # Arm's server cores by MIDR_EL1 (the table is built on every architecture):
 # ARM_WIDE (auto takes neon_wide) on Neoverse N1, V1, N2, V2, V3, N3;
 # ARM_WIDE_MAC (auto takes neon_wide-fused for the AEAD) on all but N1;
-# ARM_WIDE_MAC1 (neon_wide1-fused instead) on V1; ARM_POLY_SPLIT (Poly1305
-# neon_wide2 instead of neon_wide) on V1, N2, N3
+# ARM_WIDE_MAC1 (neon_wide1-fused instead) on V1; ARM_MAC_FWD (Poly1305
+# neon_wide) on V2, V3
 if [ -n "${LIST_KERNELS:-}" ]; then
-    for m in "410fd0c0:armwide" "410fd401:armwide armwidemac armwidemac1 armpolysplit" \
-             "410fd490:armwide armwidemac armpolysplit" "410fd4f0:armwide armwidemac" \
-             "410fd840:armwide armwidemac" "410fd8e0:armwide armwidemac armpolysplit" \
+    for m in "410fd0c0:armwide" "410fd401:armwide armwidemac armwidemac1" \
+             "410fd490:armwide armwidemac" "410fd4f0:armwide armwidemac armmacfwd" \
+             "410fd840:armwide armwidemac armmacfwd" "410fd8e0:armwide armwidemac" \
              "410fd080:none" "410fd034:none" "510fd0c0:none"; do
         check "MIDR_EL1 ${m%%:*}: ${m#*:}" \
             test "$(${EMULATOR:-} "$LIST_KERNELS" midr "${m%%:*}")" = "${m#*:}"

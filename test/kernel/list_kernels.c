@@ -37,7 +37,7 @@ int main(int argc, char **argv)
         printf("%s%s%s%s\n", prefer & CHACHA_CAP_ARM_WIDE ? "armwide" : "none",
                prefer & CHACHA_CAP_ARM_WIDE_MAC ? " armwidemac" : "",
                prefer & CHACHA_CAP_ARM_WIDE_MAC1 ? " armwidemac1" : "",
-               prefer & CHACHA_CAP_ARM_POLY_SPLIT ? " armpolysplit" : "");
+               prefer & CHACHA_CAP_ARM_MAC_FWD ? " armmacfwd" : "");
         return 0;
     }
 
