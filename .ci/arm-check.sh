@@ -4,7 +4,8 @@
 # check` suite under qemu-user with ARM's own libcrypto and `openssl`, once
 # per pinned configuration:
 #   aarch64: NEON on -cpu cortex-a53, NEON on -cpu max (both with the NEON
-#            Poly1305 and the fused AEAD kernel), portable ChaCha20 and
+#            Poly1305 and the fused AEAD kernel), neon_wide ChaCha20 and
+#            Poly1305 on -cpu max, portable ChaCha20 and
 #            Poly1305 on -cpu max, SVE2 ChaCha20 on -cpu max with 128, 256
 #            and 512-bit vectors, and NEON on -cpu max built with UBSan
 #   armv7:   NEON on -cpu cortex-a7, portable on -cpu cortex-r5f (no NEON)
@@ -82,8 +83,11 @@ for run in "$@"; do
         openssl_cmd=false      # no ARM CLI: cli.sh reports its checks failing
     fi
     rm -f test/*/*.log test/*/*.trs test-suite.log
-    # the portable run pins both primitives: every kernel of the build runs
+    # the portable run pins both primitives: every kernel of the build runs;
+    # the neon_wide run takes the Poly1305 neon_wide too (auto's pair on
+    # Neoverse V2/V3, which no qemu core is)
     poly=auto; [ "$impl" = portable ] && poly=portable
+    [ "$impl" = neon_wide ] && poly=neon_wide
     make -j"${JOBS:-2}" check EMULATOR="$emu" QEMU_CPU=$cpu CHACHA_PROVIDER_IMPL=$impl \
         CHACHA_PROVIDER_POLY1305_IMPL=$poly \
         OPENSSL="$openssl_cmd" CHACHA_TEST_ITERATIONS=300 >"check-$impl-$cpu.log" 2>&1 || rc=1
