@@ -252,18 +252,21 @@ static void compute_powers(poly1305_neon_st *p)
     } while (0)
 
 /*
- * Absorb 2 + 4 * ng blocks: eight a step, then four if ng is odd. Limb
+ * Absorb the nb = len / 16 blocks, len >= 64: 2 + 4 * ng in the lanes,
+ * eight a step, then four if ng is odd; the last (nb - 2) % 4 in the
+ * scalar loop. Limb
  * bounds: the tables' limbs below 2^26 (the top one below 5 * 2^24, as
  * h2 <= 4 in radix 2^64, so 5 times it below 2^28.7), X's carried limbs
  * below 2^26 + 2^14 plus a block's (the accumulator's at the start: below
  * 2^26, the top one 5 * 2^24), a block's below 2^26 (the top one 2^25):
  * each d_k (twenty products) stays below 2^58.7, and CARRY needs 2^62.
  * One body, two ways to cut a block pair into limbs (LOAD_PAIR: _V in
- * vector registers, _G in general ones) and their orders of X's rows.
+ * vector registers, _G in general ones) and their orders of X's rows. Out
+ * of line, so that short input pays none of its frame (callee-saved d8-d15).
  */
 #define DEFINE_VECTOR_BLOCKS(name, LOAD_PAIR, X_ROWS) \
-static void name(poly1305_neon_st *p, const uint8_t *in, size_t ng, \
-                 uint32_t padbit) \
+static __attribute__((noinline)) void name(poly1305_neon_st *p, const uint8_t *in, \
+                                           size_t len, uint32_t padbit) \
 { \
     const uint32x2_t mask = vdup_n_u32(M26), hib = vdup_n_u32(padbit << 24); \
     const uint64_t hib2 = (uint64_t)padbit << 24 | (uint64_t)padbit << 56; \
@@ -273,6 +276,7 @@ static void name(poly1305_neon_st *p, const uint8_t *in, size_t ng, \
     uint64x2_t d0, d1, d2, d3, d4; \
     uint32_t l[5]; \
     uint64_t t[5]; \
+    size_t nb = len / 16, ng = (nb - 2) / 4; \
     int i; \
  \
     (void)mask; \
@@ -325,6 +329,7 @@ static void name(poly1305_neon_st *p, const uint8_t *in, size_t ng, \
     poly1305_r64_from_26(&p->sc, t); \
     chacha_wipe(l, sizeof(l)); \
     chacha_wipe(t, sizeof(t)); \
+    poly1305_r64_blocks(&p->sc, in, (nb - 2) % 4, padbit); \
 }
 
 /*
@@ -355,17 +360,13 @@ static inline void blocks_with(poly1305_state *st, const uint8_t *in, size_t len
                                               size_t, uint32_t))
 {
     poly1305_neon_st *p = (poly1305_neon_st *)st->opaque;
-    size_t nb = len / 16;
 
-    /* the branch depends only on the public length */
-    if (len >= POLY1305_NEON_MIN) {
-        size_t ng = (nb - 2) / 4;
-
-        vector(p, in, ng, padbit);
-        in += 16 * (2 + 4 * ng);
-        nb -= 2 + 4 * ng;
-    }
-    poly1305_r64_blocks(&p->sc, in, nb, padbit);
+    /* the branch depends only on the public length; the long path is a
+       tail call, so the short one makes no frame */
+    if (len >= POLY1305_NEON_MIN)
+        vector(p, in, len, padbit);
+    else
+        poly1305_r64_blocks(&p->sc, in, len / 16, padbit);
 }
 
 static void neon_blocks(poly1305_state *st, const uint8_t *in, size_t len,
