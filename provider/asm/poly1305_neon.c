@@ -336,8 +336,8 @@ static __attribute__((noinline)) void name(poly1305_neon_st *p, const uint8_t *i
  * Cycles a byte of the two loops, llvm-mca 19 at 16 KiB (cortex-a57 /
  * -a53 / neoverse-n1 / -v1 / -v2 / -n2; OpenSSL 3.0's and 3.5's NEON loop,
  * four blocks a step: 0.97 / 3.41 / 0.95 / 0.55 / 0.45 / 0.88):
- *   neon       (limbs cut in vector registers)  0.84 / 1.96 / 0.85 / 0.50 / 0.43 / 0.81
- *   neon_wide  (in general registers)           0.96 / 2.32 / 0.92 / 0.53 / 0.40 / 0.82
+ *   neon       (limbs cut in vector registers)  0.84 / 1.98 / 0.85 / 0.51 / 0.43 / 0.81
+ *   neon_wide  (in general registers)           0.98 / 2.34 / 0.92 / 0.53 / 0.40 / 0.82
  * Cutting the limbs in general registers (and, ubfx, extr, one fmov a limb
  * pair) moves some 20 vector operations a pair to the integer pipes; only
  * V2's model, whose multiply-accumulates forward their sum (one cycle an
