@@ -59,6 +59,7 @@ CHACHA_INLINE uint32x4_t rotl16(uint32x4_t x)
 #define ROTL_SHIFTS(x, n) vsriq_n_u32(vshlq_n_u32(x, n), x, 32 - (n))
 
 #if defined(__aarch64__)
+# include "chacha20_a64_scalar.h"
 static const uint8_t rot8_index[16] = {
     3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14
 };
@@ -442,8 +443,6 @@ DEFINE_PASSES_PLAIN(hybrid, hybrid_passes, BURN_PASSES)
  */
 #define WIDE_BYTES 512
 
-#define SROTL(x, n) (((x) << (n)) | ((x) >> (32 - (n))))
-#define SSTEP(a, b, d, n) do { a += b; d ^= a; d = SROTL(d, n); } while (0)
 #define SQSTEP16(a, b, c, d) SSTEP(a, b, d, 16)
 #define SQSTEP12(a, b, c, d) SSTEP(c, d, b, 12)
 #define SQSTEP8(a, b, c, d) SSTEP(a, b, d, 8)

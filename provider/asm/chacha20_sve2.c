@@ -18,9 +18,11 @@
  * first VL/64 blocks, the high halves: the rest), then three levels on
  * 64-bit lanes interleave the eight pairs of each block in order (pairs m
  * and m + 4, then the results two apart, then one apart). 64 permutes a
- * pass, against 640 round instructions.
+ * pass, against 640 round instructions. At 128-bit vectors a 4x4 transpose
+ * of each four word vectors does it in 32 (emit_group128).
  *
- * One scalar block per pass rides along on the integer pipes. Input below
+ * One scalar block per pass rides along on the integer pipes, its steps
+ * with the rotation off the chain (SSTEP_PREROT). Input below
  * 1025 bytes, and what is left after the whole passes, goes to the NEON
  * kernel.
  */
@@ -28,6 +30,7 @@
 #include "kernel.h"
 #include "util.h"
 #include "chacha20_poly1305_neon.h"
+#include "chacha20_a64_scalar.h"
 
 #if !defined(__ARM_FEATURE_SVE2)
 # error "chacha20_sve2.c needs SVE2: build it with -march=armv8-a+sve2"
@@ -102,6 +105,30 @@ SVE_INLINE void emit_half(uint8_t *out, const uint8_t *in, svbool_t pb,
 #undef EMIT
 }
 
+/*
+ * At 128-bit vectors (every SVE2 core so far) a pass is four blocks, and a
+ * 4x4 transpose of each group of four word vectors (words 4g..4g+3) gives
+ * block b's bytes 16g..16g+15 in one vector: 32 permutes a pass where the
+ * network above takes 64 (on Neoverse N2's model both vector pipes are
+ * full, so each one counts). Vector k of keystream goes k * 16 bytes out.
+ */
+SVE_INLINE void emit_group128(uint8_t *out, const uint8_t *in, svbool_t pb,
+                              int64_t g, svuint32_t a, svuint32_t b,
+                              svuint32_t c, svuint32_t d)
+{
+    svuint64_t t0 = U64(svzip1_u32(a, b)), t1 = U64(svzip2_u32(a, b));
+    svuint64_t t2 = U64(svzip1_u32(c, d)), t3 = U64(svzip2_u32(c, d));
+
+#define EMIT(k, v) \
+    svst1_vnum_u8(pb, out, k, \
+                  sveor_u8_x(pb, svld1_vnum_u8(pb, in, k), svreinterpret_u8_u64(v)))
+    EMIT(g, svzip1_u64(t0, t2));
+    EMIT(4 + g, svzip2_u64(t0, t2));
+    EMIT(8 + g, svzip1_u64(t1, t3));
+    EMIT(12 + g, svzip2_u64(t1, t3));
+#undef EMIT
+}
+
 static const uint32_t sigma[4] = {
     0x61707865, 0x3320646e, 0x79622d32, 0x6b206574    /* "expand 32-byte k" */
 };
@@ -116,23 +143,25 @@ static const uint32_t sigma[4] = {
 # define CHACHA_SVE2_SCALAR 1
 #endif
 
-#define ROTL32(v, n) (((v) << (n)) | ((v) >> (32 - (n))))
-#define SSTEP(a, b, d, n) do { a += b; d ^= a; d = ROTL32(d, n); } while (0)
 #define SQUARTER(a, b, c, d) \
     do { \
-        SSTEP(a, b, d, 16); SSTEP(c, d, b, 12); \
-        SSTEP(a, b, d, 8); SSTEP(c, d, b, 7); \
+        SSTEP_PREROT(a, b, d, 16); SSTEP_PREROT(c, d, b, 12); \
+        SSTEP_PREROT(a, b, d, 8); SSTEP_PREROT(c, d, b, 7); \
     } while (0)
 
-#define SET_INIT(x, c) \
-    svuint32_t x##0 = svdup_n_u32(sigma[0]), x##1 = svdup_n_u32(sigma[1]); \
-    svuint32_t x##2 = svdup_n_u32(sigma[2]), x##3 = svdup_n_u32(sigma[3]); \
-    svuint32_t x##4 = svdup_n_u32(key[0]), x##5 = svdup_n_u32(key[1]); \
-    svuint32_t x##6 = svdup_n_u32(key[2]), x##7 = svdup_n_u32(key[3]); \
-    svuint32_t x##8 = svdup_n_u32(key[4]), x##9 = svdup_n_u32(key[5]); \
-    svuint32_t x##10 = svdup_n_u32(key[6]), x##11 = svdup_n_u32(key[7]); \
-    svuint32_t x##12 = (c), x##13 = svdup_n_u32(counter[1]); \
-    svuint32_t x##14 = svdup_n_u32(counter[2]), x##15 = svdup_n_u32(counter[3])
+/*
+ * The pass's input words as vectors: v0..v3 sigma, v4..v11 the key, v13..v15
+ * the nonce words; the block counters are ctr. Made once per call from
+ * words read into locals (out is a byte pointer, so that the compiler
+ * would otherwise read key[] again after every store and broadcast it again
+ * from a general register: on Neoverse N2 a 3-cycle M0 uop each): 15
+ * vectors beside the 16 working ones, the 32 registers.
+ */
+#define SET_INIT(x) \
+    svuint32_t x##0 = v0, x##1 = v1, x##2 = v2, x##3 = v3, x##4 = v4, \
+               x##5 = v5, x##6 = v6, x##7 = v7, x##8 = v8, x##9 = v9, \
+               x##10 = v10, x##11 = v11, x##12 = ctr, x##13 = v13, \
+               x##14 = v14, x##15 = v15
 
 #define FF(x, v) x = svadd_u32_x(pg, x, v)
 
@@ -141,9 +170,10 @@ static const uint32_t sigma[4] = {
 
 /*
  * n whole passes of 16 * VL/8 (+ 64 with the scalar block) bytes from
- * block counter[0]. The state words are broadcast again from key[] and
- * counter[] for each pass and for the feed-forward, so that the rounds hold
- * only the 16 working vectors: nothing spills (only d8-d15 are saved).
+ * block counter[0]. The state words are broadcast once (SET_INIT above)
+ * and stay in 15 registers; the scalar block reads its words from key[] and
+ * counter[] each pass (general registers are short: 16 words, the pointers
+ * and the rotation temporaries).
  * With mac (the sve2-fused AEAD kernel), the pass's PASS_BYTES / 16
  * Poly1305 blocks are MACed beside the rounds, on the integer pipes, half
  * of a double round's after each round (VL 128: 20 blocks, one a round; on
@@ -158,13 +188,24 @@ SVE_INLINE void sve2_pass_loop(uint8_t *out, const uint8_t *in, size_t n,
     const size_t half = 8 * svcntb(), vbytes = 16 * svcntb();
     const uint32_t step = (uint32_t)svcntw();
     const size_t mac_q = PASS_BYTES / 16 / 10, mac_r = PASS_BYTES / 16 % 10;
+    const uint32_t k0 = key[0], k1 = key[1], k2 = key[2], k3 = key[3];
+    const uint32_t k4 = key[4], k5 = key[5], k6 = key[6], k7 = key[7];
+    const svuint32_t v0 = svdup_n_u32(sigma[0]), v1 = svdup_n_u32(sigma[1]);
+    const svuint32_t v2 = svdup_n_u32(sigma[2]), v3 = svdup_n_u32(sigma[3]);
+    const svuint32_t v4 = svdup_n_u32(k0), v5 = svdup_n_u32(k1);
+    const svuint32_t v6 = svdup_n_u32(k2), v7 = svdup_n_u32(k3);
+    const svuint32_t v8 = svdup_n_u32(k4), v9 = svdup_n_u32(k5);
+    const svuint32_t v10 = svdup_n_u32(k6), v11 = svdup_n_u32(k7);
+    const svuint32_t v13 = svdup_n_u32(counter[1]);
+    const svuint32_t v14 = svdup_n_u32(counter[2]);
+    const svuint32_t v15 = svdup_n_u32(counter[3]);
     svuint32_t ctr = svindex_u32(counter[0], 1);
 #if CHACHA_SVE2_SCALAR
     uint32_t sctr = counter[0] + step;
 #endif
 
     for (; n > 0; n--) {
-        SET_INIT(x, ctr);
+        SET_INIT(x);
         int i;
 #if CHACHA_SVE2_SCALAR
         uint32_t s0 = sigma[0], s1 = sigma[1], s2 = sigma[2], s3 = sigma[3];
@@ -195,25 +236,29 @@ SVE_INLINE void sve2_pass_loop(uint8_t *out, const uint8_t *in, size_t n,
                 for (j = 0; j < (mac_q + ((size_t)i < mac_r)) / 2; j++)
                     MAC_BLOCK(mac);
         }
-        /* feed-forward, then level 0 of the network: words 2m, 2m+1 */
-        FF(x0, svdup_n_u32(sigma[0])); FF(x1, svdup_n_u32(sigma[1]));
-        FF(x2, svdup_n_u32(sigma[2])); FF(x3, svdup_n_u32(sigma[3]));
-        FF(x4, svdup_n_u32(key[0])); FF(x5, svdup_n_u32(key[1]));
-        FF(x6, svdup_n_u32(key[2])); FF(x7, svdup_n_u32(key[3]));
-        FF(x8, svdup_n_u32(key[4])); FF(x9, svdup_n_u32(key[5]));
-        FF(x10, svdup_n_u32(key[6])); FF(x11, svdup_n_u32(key[7]));
-        FF(x12, ctr); FF(x13, svdup_n_u32(counter[1]));
-        FF(x14, svdup_n_u32(counter[2])); FF(x15, svdup_n_u32(counter[3]));
-        emit_half(out, in, pb,
-                  U64(svzip1_u32(x0, x1)), U64(svzip1_u32(x2, x3)),
-                  U64(svzip1_u32(x4, x5)), U64(svzip1_u32(x6, x7)),
-                  U64(svzip1_u32(x8, x9)), U64(svzip1_u32(x10, x11)),
-                  U64(svzip1_u32(x12, x13)), U64(svzip1_u32(x14, x15)));
-        emit_half(out + half, in + half, pb,
-                  U64(svzip2_u32(x0, x1)), U64(svzip2_u32(x2, x3)),
-                  U64(svzip2_u32(x4, x5)), U64(svzip2_u32(x6, x7)),
-                  U64(svzip2_u32(x8, x9)), U64(svzip2_u32(x10, x11)),
-                  U64(svzip2_u32(x12, x13)), U64(svzip2_u32(x14, x15)));
+        /* feed-forward, then the keystream out */
+        FF(x0, v0); FF(x1, v1); FF(x2, v2); FF(x3, v3);
+        FF(x4, v4); FF(x5, v5); FF(x6, v6); FF(x7, v7);
+        FF(x8, v8); FF(x9, v9); FF(x10, v10); FF(x11, v11);
+        FF(x12, ctr); FF(x13, v13); FF(x14, v14); FF(x15, v15);
+        if (svcntb() == 16) {
+            emit_group128(out, in, pb, 0, x0, x1, x2, x3);
+            emit_group128(out, in, pb, 1, x4, x5, x6, x7);
+            emit_group128(out, in, pb, 2, x8, x9, x10, x11);
+            emit_group128(out, in, pb, 3, x12, x13, x14, x15);
+        } else {
+            /* level 0 of the network: words 2m, 2m+1 */
+            emit_half(out, in, pb,
+                      U64(svzip1_u32(x0, x1)), U64(svzip1_u32(x2, x3)),
+                      U64(svzip1_u32(x4, x5)), U64(svzip1_u32(x6, x7)),
+                      U64(svzip1_u32(x8, x9)), U64(svzip1_u32(x10, x11)),
+                      U64(svzip1_u32(x12, x13)), U64(svzip1_u32(x14, x15)));
+            emit_half(out + half, in + half, pb,
+                      U64(svzip2_u32(x0, x1)), U64(svzip2_u32(x2, x3)),
+                      U64(svzip2_u32(x4, x5)), U64(svzip2_u32(x6, x7)),
+                      U64(svzip2_u32(x8, x9)), U64(svzip2_u32(x10, x11)),
+                      U64(svzip2_u32(x12, x13)), U64(svzip2_u32(x14, x15)));
+        }
 #if CHACHA_SVE2_SCALAR
         {
             const uint32_t w[16] = {
