@@ -51,9 +51,7 @@ static const chacha20_poly1305_kernel *bench_fused(const chacha20_kernel *ck,
         return NULL;
     for (i = 0; chacha20_poly1305_kernels[i] != NULL; i++)
         if (strcmp(chacha20_poly1305_kernels[i]->name, name) == 0
-            && chacha20_poly1305_kernels[i]->chacha == ck
-            && (chacha20_poly1305_kernels[i]->poly == pk
-                || chacha20_poly1305_kernels[i]->poly == pk->pairs_as))
+            && chacha_fused_pairs(chacha20_poly1305_kernels[i], ck, pk))
             return chacha20_poly1305_kernels[i];
     fprintf(stderr, "CHACHA_BENCH_AEAD=%s: no such fused kernel of this pair\n", name);
     exit(2);

@@ -8,7 +8,7 @@
 # are found by structure. Cycles per byte per model, beside the instructions
 # per byte of the same pass; then ours / OpenSSL per model; then the
 # whole-call instruction counts of bench/arm-icount.sh. How: bench/arm_mca.py.
-# SVE passes (ours: the sve2 kernel; OpenSSL 3.5's own) are traced at 128
+# SVE passes (ours: the sve2 and sve2_wide kernels; OpenSSL 3.5's own) are traced at 128
 # and 256-bit vectors (qemu -cpu max,sveN=on; for 3.5 at 256, -cpu a64fx
 # at 256 bits, SVE without SVE2, as Neoverse V1) and modelled only on the
 # models of cores with SVE of that length (neoverse-v1: 256, SVE only;
@@ -75,6 +75,11 @@ if [ "$sve" = 1 ]; then
     for vl in 128 256; do
         sides+=("ours-sve$vl|$work/self.dis|$q -cpu max,sve$vl=on|CHACHA_PROVIDER_IMPL=sve2|$vl")
     done
+    # sve2_wide (two scalar blocks a pass; auto takes it on V2 and V3 only,
+    # by MIDR, which no qemu core has), at 128 bits; its AEAD is sve2-fused
+    if CHACHA_PROVIDER_IMPL=sve2_wide "${qemu[@]}" -cpu max "$loop" chacha-ours 64 0 2>/dev/null >&2; then
+        sides+=("ours-sve2_wide128|$work/self.dis|$q -cpu max,sve128=on|CHACHA_PROVIDER_IMPL=sve2_wide|128")
+    fi
 fi
 v35=none
 if [ "$o35" != none ]; then

@@ -134,19 +134,58 @@ static const uint32_t sigma[4] = {
 };
 
 /*
- * One scalar block per pass beside the vector ones (CHACHA_SVE2_SCALAR, 1
- * or 0), on the integer pipes the vector rounds leave idle; its steps are
+ * S scalar blocks per pass (1, or 2 in sve2_wide's) beside the vector ones,
+ * on the integer pipes the vector rounds leave idle; their steps are
  * interleaved with the vector ones in the source (the compiler keeps the
- * order roughly, out-of-order cores do the rest).
+ * order roughly, out-of-order cores do the rest). Two run one after the
+ * other, two scalar double rounds a vector one: the 32 words of two at once
+ * do not fit in the general registers beside the pointers.
  */
-#ifndef CHACHA_SVE2_SCALAR
-# define CHACHA_SVE2_SCALAR 1
-#endif
-
 #define SQUARTER(a, b, c, d) \
     do { \
         SSTEP_PREROT(a, b, d, 16); SSTEP_PREROT(c, d, b, 12); \
         SSTEP_PREROT(a, b, d, 8); SSTEP_PREROT(c, d, b, 7); \
+    } while (0)
+#define SCALAR_COLUMNS \
+    do { \
+        SQUARTER(s0, s4, s8, s12); SQUARTER(s1, s5, s9, s13); \
+        SQUARTER(s2, s6, s10, s14); SQUARTER(s3, s7, s11, s15); \
+    } while (0)
+#define SCALAR_DIAGONALS \
+    do { \
+        SQUARTER(s0, s5, s10, s15); SQUARTER(s1, s6, s11, s12); \
+        SQUARTER(s2, s7, s8, s13); SQUARTER(s3, s4, s9, s14); \
+    } while (0)
+
+/* a scalar block's state for block counter c (key[] read again: see below) */
+#define SCALAR_INIT(c) \
+    do { \
+        s0 = sigma[0]; s1 = sigma[1]; s2 = sigma[2]; s3 = sigma[3]; \
+        s4 = key[0]; s5 = key[1]; s6 = key[2]; s7 = key[3]; \
+        s8 = key[4]; s9 = key[5]; s10 = key[6]; s11 = key[7]; \
+        s12 = (c); s13 = counter[1]; s14 = counter[2]; s15 = counter[3]; \
+    } while (0)
+
+/*
+ * dst = src ^ the scalar block of counter c after its rounds: the keystream
+ * words, little-endian, xored 16 bytes at a time (a vector register; the
+ * words GCC puts on the stack are burnt after the passes)
+ */
+#define SCALAR_EMIT(dst, src, c) \
+    do { \
+        const uint32_t w_[16] = { \
+            s0 + sigma[0], s1 + sigma[1], s2 + sigma[2], s3 + sigma[3], \
+            s4 + key[0], s5 + key[1], s6 + key[2], s7 + key[3], \
+            s8 + key[4], s9 + key[5], s10 + key[6], s11 + key[7], \
+            s12 + (c), s13 + counter[1], s14 + counter[2], s15 + counter[3] \
+        }; \
+        const svbool_t p16_ = svwhilelt_b8_u32(0, 16), p4_ = svwhilelt_b32_u32(0, 4); \
+        int q_; \
+        for (q_ = 0; q_ < 4; q_++) { \
+            svuint8_t k_ = svreinterpret_u8_u32(svld1_u32(p4_, w_ + 4 * q_)); \
+            svst1_u8(p16_, (dst) + 16 * q_, \
+                     sveor_u8_x(p16_, svld1_u8(p16_, (src) + 16 * q_), k_)); \
+        } \
     } while (0)
 
 /*
@@ -165,29 +204,32 @@ static const uint32_t sigma[4] = {
 
 #define FF(x, v) x = svadd_u32_x(pg, x, v)
 
-#define PASS_BYTES (16 * svcntb() + 64 * CHACHA_SVE2_SCALAR)
-#define PASS_BLOCKS (svcntw() + CHACHA_SVE2_SCALAR)
+/* a pass with S scalar blocks: bytes and blocks */
+#define PASS_BYTES(S) (16 * svcntb() + 64 * (S))
+#define PASS_BLOCKS(S) (svcntw() + (S))
 
 /*
- * n whole passes of 16 * VL/8 (+ 64 with the scalar block) bytes from
- * block counter[0]. The state words are broadcast once (SET_INIT above)
- * and stay in 15 registers; the scalar block reads its words from key[] and
- * counter[] each pass (general registers are short: 16 words, the pointers
- * and the rotation temporaries).
- * With mac (the sve2-fused AEAD kernel), the pass's PASS_BYTES / 16
- * Poly1305 blocks are MACed beside the rounds, on the integer pipes, half
- * of a double round's after each round (VL 128: 20 blocks, one a round; on
- * N2's model 1.85 cycles a byte against 1.91 with all after the columns
- * round); the pass writes its output after its rounds, so in place works.
+ * n whole passes of 16 * VL/8 + 64 S bytes from block counter[0]: the
+ * vector blocks, then the S scalar ones. The state words are broadcast once
+ * (SET_INIT above) and stay in 15 registers; the scalar blocks read their
+ * words from key[] and counter[] each pass (general registers are short:
+ * 16 words, the pointers and the rotation temporaries).
+ * With mac (the sve2-fused AEAD kernel; S 1 only), the pass's
+ * PASS_BYTES(1) / 16 Poly1305 blocks are MACed beside the rounds, on the
+ * integer pipes, half of a double round's after each round (VL 128: 20
+ * blocks, one a round; on N2's model 1.85 cycles a byte against 1.91 with
+ * all after the columns round); the pass writes its output after its
+ * rounds, so in place works. With S 2 the first scalar block is written
+ * after five double rounds.
  */
 SVE_INLINE void sve2_pass_loop(uint8_t *out, const uint8_t *in, size_t n,
                                const uint32_t key[8], const uint32_t counter[4],
-                               stitched_mac *mac)
+                               stitched_mac *mac, const unsigned int S)
 {
     const svbool_t pg = svptrue_b32(), pb = svptrue_b8();
     const size_t half = 8 * svcntb(), vbytes = 16 * svcntb();
-    const uint32_t step = (uint32_t)svcntw();
-    const size_t mac_q = PASS_BYTES / 16 / 10, mac_r = PASS_BYTES / 16 % 10;
+    const uint32_t step = (uint32_t)PASS_BLOCKS(S);
+    const size_t mac_q = PASS_BYTES(S) / 16 / 10, mac_r = PASS_BYTES(S) / 16 % 10;
     const uint32_t k0 = key[0], k1 = key[1], k2 = key[2], k3 = key[3];
     const uint32_t k4 = key[4], k5 = key[5], k6 = key[6], k7 = key[7];
     const svuint32_t v0 = svdup_n_u32(sigma[0]), v1 = svdup_n_u32(sigma[1]);
@@ -200,41 +242,57 @@ SVE_INLINE void sve2_pass_loop(uint8_t *out, const uint8_t *in, size_t n,
     const svuint32_t v14 = svdup_n_u32(counter[2]);
     const svuint32_t v15 = svdup_n_u32(counter[3]);
     svuint32_t ctr = svindex_u32(counter[0], 1);
-#if CHACHA_SVE2_SCALAR
-    uint32_t sctr = counter[0] + step;
-#endif
+    uint32_t sctr = counter[0] + (uint32_t)svcntw();
 
     for (; n > 0; n--) {
         SET_INIT(x);
+        uint32_t s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12, s13,
+                 s14, s15;
+        unsigned int h;
         int i;
-#if CHACHA_SVE2_SCALAR
-        uint32_t s0 = sigma[0], s1 = sigma[1], s2 = sigma[2], s3 = sigma[3];
-        uint32_t s4 = key[0], s5 = key[1], s6 = key[2], s7 = key[3];
-        uint32_t s8 = key[4], s9 = key[5], s10 = key[6], s11 = key[7];
-        uint32_t s12 = sctr, s13 = counter[1], s14 = counter[2], s15 = counter[3];
-#endif
 
-        for (i = 0; i < 10; i++) {
-            size_t j;
+        /*
+         * S 1: the scalar block's rounds beside the vector ones. S 2: block
+         * h beside vector double rounds 5 h .. 5 h + 4, two scalar double
+         * rounds a vector one; block 0 written after them. (One loop for
+         * both moved GCC's schedule of S 1: N2's model 1.23 -> 1.25-1.28
+         * cycles a byte.)
+         */
+        if (S == 1) {
+            SCALAR_INIT(sctr);
+            for (i = 0; i < 10; i++) {
+                size_t j;
 
-            QROUND4(x0, x4, x8, x12, x1, x5, x9, x13,
-                    x2, x6, x10, x14, x3, x7, x11, x15);
-#if CHACHA_SVE2_SCALAR
-            SQUARTER(s0, s4, s8, s12); SQUARTER(s1, s5, s9, s13);
-            SQUARTER(s2, s6, s10, s14); SQUARTER(s3, s7, s11, s15);
-#endif
-            if (mac != NULL)
-                for (j = 0; j < (mac_q + ((size_t)i < mac_r) + 1) / 2; j++)
-                    MAC_BLOCK(mac);
-            QROUND4(x0, x5, x10, x15, x1, x6, x11, x12,
-                    x2, x7, x8, x13, x3, x4, x9, x14);
-#if CHACHA_SVE2_SCALAR
-            SQUARTER(s0, s5, s10, s15); SQUARTER(s1, s6, s11, s12);
-            SQUARTER(s2, s7, s8, s13); SQUARTER(s3, s4, s9, s14);
-#endif
-            if (mac != NULL)
-                for (j = 0; j < (mac_q + ((size_t)i < mac_r)) / 2; j++)
-                    MAC_BLOCK(mac);
+                QROUND4(x0, x4, x8, x12, x1, x5, x9, x13,
+                        x2, x6, x10, x14, x3, x7, x11, x15);
+                SCALAR_COLUMNS;
+                if (mac != NULL)
+                    for (j = 0; j < (mac_q + ((size_t)i < mac_r) + 1) / 2; j++)
+                        MAC_BLOCK(mac);
+                QROUND4(x0, x5, x10, x15, x1, x6, x11, x12,
+                        x2, x7, x8, x13, x3, x4, x9, x14);
+                SCALAR_DIAGONALS;
+                if (mac != NULL)
+                    for (j = 0; j < (mac_q + ((size_t)i < mac_r)) / 2; j++)
+                        MAC_BLOCK(mac);
+            }
+        } else {
+#pragma GCC unroll 2
+            for (h = 0; h < 2; h++) {
+                SCALAR_INIT(sctr + h);
+                for (i = 0; i < 5; i++) {
+                    QROUND4(x0, x4, x8, x12, x1, x5, x9, x13,
+                            x2, x6, x10, x14, x3, x7, x11, x15);
+                    SCALAR_COLUMNS;
+                    SCALAR_DIAGONALS;
+                    QROUND4(x0, x5, x10, x15, x1, x6, x11, x12,
+                            x2, x7, x8, x13, x3, x4, x9, x14);
+                    SCALAR_COLUMNS;
+                    SCALAR_DIAGONALS;
+                }
+                if (h == 0)
+                    SCALAR_EMIT(out + vbytes, in + vbytes, sctr);
+            }
         }
         /* feed-forward, then the keystream out */
         FF(x0, v0); FF(x1, v1); FF(x2, v2); FF(x3, v3);
@@ -259,42 +317,37 @@ SVE_INLINE void sve2_pass_loop(uint8_t *out, const uint8_t *in, size_t n,
                       U64(svzip2_u32(x8, x9)), U64(svzip2_u32(x10, x11)),
                       U64(svzip2_u32(x12, x13)), U64(svzip2_u32(x14, x15)));
         }
-#if CHACHA_SVE2_SCALAR
-        {
-            const uint32_t w[16] = {
-                s0 + sigma[0], s1 + sigma[1], s2 + sigma[2], s3 + sigma[3],
-                s4 + key[0], s5 + key[1], s6 + key[2], s7 + key[3],
-                s8 + key[4], s9 + key[5], s10 + key[6], s11 + key[7],
-                s12 + sctr, s13 + counter[1], s14 + counter[2], s15 + counter[3]
-            };
-            /* the keystream words, little-endian, xored 16 bytes at a time
-               (a vector register: nothing of it is left on the stack) */
-            svbool_t p16 = svwhilelt_b8_u32(0, 16);
-
-            for (i = 0; i < 4; i++) {
-                svuint8_t k = svreinterpret_u8_u32(svld1_u32(svwhilelt_b32_u32(0, 4),
-                                                             w + 4 * i));
-                svst1_u8(p16, out + vbytes + 16 * i,
-                         sveor_u8_x(p16, svld1_u8(p16, in + vbytes + 16 * i), k));
-            }
-        }
-        sctr += step + 1;
-        ctr = svadd_n_u32_x(pg, ctr, step + 1);
-        out += vbytes + 64;
-        in += vbytes + 64;
-#else
+        SCALAR_EMIT(out + vbytes + 64 * (S - 1), in + vbytes + 64 * (S - 1),
+                    sctr + S - 1);
+        sctr += step;
         ctr = svadd_n_u32_x(pg, ctr, step);
-        out += vbytes;
-        in += vbytes;
-#endif
+        out += PASS_BYTES(S);
+        in += PASS_BYTES(S);
     }
 }
 #undef FF
 
-/* the passes (and the AEAD's: plain, sealing's first, and with the MAC) */
-DEFINE_PASSES_PLAIN(sve2, sve2_pass_loop, 1024)
+/* the passes of sve2 (and the AEAD's: plain, sealing's first, with the MAC) */
+SVE_INLINE void sve2_pass1(uint8_t *out, const uint8_t *in, size_t n,
+                           const uint32_t key[8], const uint32_t counter[4],
+                           stitched_mac *mac)
+{
+    sve2_pass_loop(out, in, n, key, counter, mac, 1);
+}
 
-DEFINE_PASSES_MAC(sve2, sve2_pass_loop, 1024)
+DEFINE_PASSES_PLAIN(sve2, sve2_pass1, 1024)
+
+DEFINE_PASSES_MAC(sve2, sve2_pass1, 1024)
+
+/* the passes of sve2_wide: two scalar blocks */
+SVE_INLINE void sve2_pass2(uint8_t *out, const uint8_t *in, size_t n,
+                           const uint32_t key[8], const uint32_t counter[4],
+                           stitched_mac *mac)
+{
+    sve2_pass_loop(out, in, n, key, counter, mac, 2);
+}
+
+DEFINE_PASSES_PLAIN(sve2_wide, sve2_pass2, 1024)
 
 /*
  * From 1025 bytes, as the NEON kernel's hybrid passes: shorter input keeps
@@ -304,23 +357,24 @@ DEFINE_PASSES_MAC(sve2, sve2_pass_loop, 1024)
  */
 #define SVE2_MIN_LEN 1025
 
-/* Whole passes, then the rest (out of line: the short path stays a leaf). */
+/*
+ * Whole passes of pass bytes (pass_blocks blocks) by burnt (the passes,
+ * then the stack burnt: GCC spills some of the scalar blocks' words,
+ * test_stack_residue checks), then the rest (out of line: the short path
+ * stays a leaf).
+ */
 static __attribute__((noinline)) void
 xor_long(uint8_t *out, const uint8_t *in, size_t len, const uint32_t key[8],
-         const uint32_t counter[4])
+         const uint32_t counter[4], size_t pass, size_t pass_blocks,
+         passes_fn *burnt)
 {
-    const size_t pass = PASS_BYTES, n = len / pass;
+    const size_t n = len / pass;
     const uint32_t ctr[4] = {
-        counter[0] + (uint32_t)(n * PASS_BLOCKS), counter[1], counter[2],
+        counter[0] + (uint32_t)(n * pass_blocks), counter[1], counter[2],
         counter[3]
     };
 
-    sve2_plain(out, in, n, key, counter);
-#if CHACHA_SVE2_SCALAR
-    /* the scalar block's words: GCC spills some of them (test_stack_residue
-       checks) */
-    chacha_burn_stack(1024);
-#endif
+    burnt(out, in, n, key, counter);
     if (len > n * pass)
         chacha20_neon_kernel.xor_stream(out + n * pass, in + n * pass,
                                         len - n * pass, key, ctr);
@@ -330,16 +384,44 @@ static void chacha20_xor_sve2(uint8_t *out, const uint8_t *in, size_t len,
                               const uint32_t key[8], const uint32_t counter[4])
 {
     /* the length test first: the short path is 7 instructions to neon's */
-    if (len < SVE2_MIN_LEN || len < PASS_BYTES)
+    if (len < SVE2_MIN_LEN || len < PASS_BYTES(1))
         chacha20_neon_kernel.xor_stream(out, in, len, key, counter);
     else
-        xor_long(out, in, len, key, counter);
+        xor_long(out, in, len, key, counter, PASS_BYTES(1), PASS_BLOCKS(1),
+                 sve2_burnt);
+}
+
+static void chacha20_xor_sve2_wide(uint8_t *out, const uint8_t *in, size_t len,
+                                   const uint32_t key[8],
+                                   const uint32_t counter[4])
+{
+    if (len < SVE2_MIN_LEN || len < PASS_BYTES(2))
+        chacha20_neon_kernel.xor_stream(out, in, len, key, counter);
+    else
+        xor_long(out, in, len, key, counter, PASS_BYTES(2), PASS_BLOCKS(2),
+                 sve2_wide_burnt);
 }
 
 const chacha20_kernel chacha20_sve2_kernel = {
     .name = "sve2",
     .caps = CHACHA_CAP_NEON | CHACHA_CAP_SVE2,
     .xor_stream = chacha20_xor_sve2,
+};
+
+/*
+ * sve2_wide: the sve2 passes with two scalar blocks (384 bytes at 128-bit
+ * vectors). llvm-mca 19, 16 KiB, cycles a byte: Neoverse V2 0.90 against
+ * sve2's 1.07 (its xar on one vector pipe of four is the bound there, and
+ * its six integer pipes take the second block), N2 2.06 against 1.23 (four
+ * integer pipes, full with one block): auto takes it on V2 and V3 only
+ * (ARM_SVE2_WIDE, by MIDR_EL1). The AEAD pairs it as sve2 (sve2-fused).
+ */
+const chacha20_kernel chacha20_sve2_wide_kernel = {
+    .name = "sve2_wide",
+    .caps = CHACHA_CAP_NEON | CHACHA_CAP_SVE2,
+    .prefer = CHACHA_CAP_ARM_SVE2_WIDE,
+    .xor_stream = chacha20_xor_sve2_wide,
+    .pairs_as = &chacha20_sve2_kernel,
 };
 
 /*
@@ -352,7 +434,7 @@ const chacha20_kernel chacha20_sve2_kernel = {
  */
 extern const poly1305_kernel poly1305_neon_kernel;
 
-DEFINE_XOR_MAC(xor_mac_sve2, PASS_BYTES, sve2)
+DEFINE_XOR_MAC(xor_mac_sve2, PASS_BYTES(1), sve2)
 
 const chacha20_poly1305_kernel chacha20_poly1305_sve2_kernel = {
     .name = "sve2-fused",

@@ -26,7 +26,9 @@ static unsigned int caps_value;
  * the V1, V2 and N2 models, more on N1's (see caps.def); V1 also
  * ARM_WIDE_MAC1 (neon_wide1-fused: fewer cycles there); V2 and V3
  * ARM_MAC_FWD (Poly1305 neon_wide: fewer cycles on the V2 model, whose
- * multiply-accumulates forward their sum, more on the others). Built on every
+ * multiply-accumulates forward their sum, more on the others) and
+ * ARM_SVE2_WIDE (ChaCha20 sve2_wide, 4 SVE2 + 2 scalar blocks a pass: fewer
+ * cycles on the V2 model, more on N2's). Built on every
  * architecture, so that the tests check the table everywhere.
  */
 unsigned int chacha_arm_core_prefer(uint64_t midr)
@@ -40,9 +42,9 @@ unsigned int chacha_arm_core_prefer(uint64_t midr)
                  | CHACHA_CAP_ARM_WIDE_MAC1 },                       /* V1 */
         { 0xd49, CHACHA_CAP_ARM_WIDE | CHACHA_CAP_ARM_WIDE_MAC },    /* N2 */
         { 0xd4f, CHACHA_CAP_ARM_WIDE | CHACHA_CAP_ARM_WIDE_MAC
-                 | CHACHA_CAP_ARM_MAC_FWD },                         /* V2 */
+                 | CHACHA_CAP_ARM_MAC_FWD | CHACHA_CAP_ARM_SVE2_WIDE }, /* V2 */
         { 0xd84, CHACHA_CAP_ARM_WIDE | CHACHA_CAP_ARM_WIDE_MAC
-                 | CHACHA_CAP_ARM_MAC_FWD },                         /* V3 */
+                 | CHACHA_CAP_ARM_MAC_FWD | CHACHA_CAP_ARM_SVE2_WIDE }, /* V3 */
         { 0xd8e, CHACHA_CAP_ARM_WIDE | CHACHA_CAP_ARM_WIDE_MAC },    /* N3 */
     };
     unsigned int implementer = (unsigned int)(midr >> 24) & 0xff;

@@ -127,6 +127,13 @@ const poly1305_kernel *chacha_select_poly1305(const char *name,
     return select_kernel(CHACHA_PRIM_POLY1305, name, status);
 }
 
+int chacha_fused_pairs(const chacha20_poly1305_kernel *f,
+                       const chacha20_kernel *c, const poly1305_kernel *p)
+{
+    return (f->chacha == c || f->chacha == c->pairs_as)
+           && (f->poly == p || f->poly == p->pairs_as);
+}
+
 const chacha20_poly1305_kernel *chacha_select_fused(const chacha20_kernel *c,
                                                     const poly1305_kernel *p,
                                                     int auto_pick)
@@ -136,10 +143,10 @@ const chacha20_poly1305_kernel *chacha_select_fused(const chacha20_kernel *c,
     for (i = 0; chacha20_poly1305_kernels[i] != NULL; i++) {
         const chacha20_poly1305_kernel *f = chacha20_poly1305_kernels[i];
 
-        if ((f->poly != p && f->poly != p->pairs_as) || !chacha_caps_ok(f->caps))
+        if (!chacha_fused_pairs(f, c, p) || !chacha_caps_ok(f->caps))
             continue;
         /* a pair forced on a slow-zmm CPU fuses too */
-        if (f->chacha == c && (!auto_pick || chacha_caps_ok(f->caps | f->prefer)))
+        if (!auto_pick || chacha_caps_ok(f->caps | f->prefer))
             return f;
     }
     return NULL;

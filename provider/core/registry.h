@@ -35,6 +35,13 @@ const poly1305_kernel *chacha_select_poly1305(const char *name,
 int chacha_select_is_auto(const char *name);
 
 /*
+ * 1 when the fused kernel f runs the pair (c, p): its own kernels, or those
+ * they pair as (.pairs_as).
+ */
+int chacha_fused_pairs(const chacha20_poly1305_kernel *f,
+                       const chacha20_kernel *c, const poly1305_kernel *p);
+
+/*
  * The fused kernel for this pair on this CPU, or NULL (two steps then).
  * The first of the list for this pair; auto_pick (the ChaCha20 kernel is
  * auto's choice): the first whose preference bits (.prefer) the CPU has

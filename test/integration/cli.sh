@@ -199,11 +199,11 @@ fi
 # ARM_WIDE (auto takes neon_wide) on Neoverse N1, V1, N2, V2, V3, N3;
 # ARM_WIDE_MAC (auto takes neon_wide-fused for the AEAD) on all but N1;
 # ARM_WIDE_MAC1 (neon_wide1-fused instead) on V1; ARM_MAC_FWD (Poly1305
-# neon_wide) on V2, V3
+# neon_wide) and ARM_SVE2_WIDE (ChaCha20 sve2_wide) on V2, V3
 if [ -n "${LIST_KERNELS:-}" ]; then
     for m in "410fd0c0:armwide" "410fd401:armwide armwidemac armwidemac1" \
-             "410fd490:armwide armwidemac" "410fd4f0:armwide armwidemac armmacfwd" \
-             "410fd840:armwide armwidemac armmacfwd" "410fd8e0:armwide armwidemac" \
+             "410fd490:armwide armwidemac" "410fd4f0:armwide armwidemac armmacfwd armsve2wide" \
+             "410fd840:armwide armwidemac armmacfwd armsve2wide" "410fd8e0:armwide armwidemac" \
              "410fd080:none" "410fd034:none" "510fd0c0:none"; do
         check "MIDR_EL1 ${m%%:*}: ${m#*:}" \
             test "$(${EMULATOR:-} "$LIST_KERNELS" midr "${m%%:*}")" = "${m#*:}"
@@ -221,6 +221,13 @@ if [ -n "${LIST_KERNELS:-}" ]; then
             $OPENSSL list -providers $ours >"$tmp/o" 2>&1
         check "CHACHA_PROVIDER_DISABLE=armwidemac: auto's AEAD is neither neon_wide fused kernel" \
             sh -c "grep -q 'aead=' '$tmp/o' && ! grep -q 'aead=neon_wide1*-fused' '$tmp/o'"
+    fi
+    # sve2_wide pairs as sve2 (.pairs_as): its AEAD is sve2-fused
+    if ${EMULATOR:-} "$LIST_KERNELS" chacha20 | grep -qx sve2_wide; then
+        $unpinned CHACHA_PROVIDER_IMPL=sve2_wide CHACHA_PROVIDER_POLY1305_IMPL=neon \
+            CHACHA_PROVIDER_DEBUG=1 $OPENSSL list -providers $ours >"$tmp/o" 2>&1
+        check "forced sve2_wide: the AEAD runs sve2-fused" \
+            grep -qF "(chacha20=sve2_wide poly1305=neon aead=sve2-fused)" "$tmp/o"
     fi
 fi
 

@@ -87,6 +87,11 @@ typedef struct chacha20_kernel_s {
      */
     unsigned int row_steps;
     uint64_t (*step_probe)(unsigned int n);
+    /*
+     * Another kernel whose fused AEAD kernels this one pairs with (NULL:
+     * none): sve2_wide, a variant of sve2's passes, takes sve2-fused.
+     */
+    const struct chacha20_kernel_s *pairs_as;
 } chacha20_kernel;
 
 /*
