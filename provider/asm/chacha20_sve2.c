@@ -428,9 +428,11 @@ const chacha20_kernel chacha20_sve2_wide_kernel = {
  * sve2-fused: the sve2 passes with the MAC stitched in (the NEON Poly1305
  * kernel's state, its scalar step), from 1025 bytes; shorter input and the
  * tail as the two steps. llvm-mca 19, 16 KiB, VL 128, cycles a byte: V2
- * 1.09, N2 1.85, against 1.69 / 2.58 for sve2 and the NEON Poly1305 in two
- * steps, 1.22 / 2.27 for neon_wide-fused, and OpenSSL 3.5's best 1.52 /
- * 2.36 (bench/arm-mca.sh): auto takes it wherever it takes sve2.
+ * 1.08, N2 1.76 (1.09 / 1.85 before the off-chain scalar rotation), against
+ * 1.69 / 2.58 for sve2 and the NEON Poly1305 in two steps (as first
+ * measured), 1.22 / 2.27 for neon_wide-fused, and OpenSSL 3.5's best 1.52 /
+ * 2.36 (bench/arm-mca.sh): auto takes it wherever it takes sve2 or
+ * sve2_wide (which pairs as sve2).
  */
 extern const poly1305_kernel poly1305_neon_kernel;
 
