@@ -7,7 +7,8 @@
 #            Poly1305 and the fused AEAD kernel), neon_wide ChaCha20 and
 #            Poly1305 on -cpu max, portable ChaCha20 and
 #            Poly1305 on -cpu max, SVE2 ChaCha20 on -cpu max with 128, 256
-#            and 512-bit vectors, and NEON on -cpu max built with UBSan
+#            and 512-bit vectors, sve2_wide with 128, and NEON on -cpu max
+#            built with UBSan
 #   armv7:   NEON on -cpu cortex-a7, portable on -cpu cortex-r5f (no NEON)
 # Needs .ci/arm-setup.sh first. Usage: .ci/arm-check.sh aarch64|armv7
 # The large random tests run fewer iterations under emulation; every vector
@@ -26,6 +27,10 @@ aarch64)
     # code: each length its own pass size and shuffle network)
     # (a build without it fails them: the kernel is forced)
     set -- "$@" "sve2 max,sve128=on" "sve2 max,sve256=on" "sve2 max,sve512=on"
+    # sve2_wide (two scalar blocks a pass) at 128 bits, the vectors of the
+    # cores auto gives it (V2, V3); the kernel-level tests of the sve2 runs
+    # above take it at 256 and 512 bits too (they run every kernel)
+    set -- "$@" "sve2_wide max,sve128=on"
     ;;
 armv7)
     # the loader of the glibc the libraries run with: the armhf glibc's where
