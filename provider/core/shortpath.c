@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "util.h"
+#include "cpu.h"
 #include "registry.h"
 #include "shortpath.h"
 
@@ -222,7 +223,9 @@ int chacha_short_rule_choose(const chacha20_kernel *k, const char *blocks,
     memset(r, 0, sizeof(*r));
     r->source = r->hybrid_source = "none";
     if (k->row_steps != 0 && k != &chacha20_portable_kernel) {
-        measured = k->step_probe != NULL
+        /* never probe a kernel this CPU lacks (its probe's instructions
+           would fault): the static rule then */
+        measured = k->step_probe != NULL && chacha_caps_ok(k->caps)
                    && measure_once(k, &r->step_cycles, &r->scalar_block_cycles,
                                    &r->race_ratio);
         if (measured) {

@@ -248,6 +248,9 @@ static void rule_suite(void)
         else if (chacha_caps_ok(k->caps) && k->row_steps != 0)
             check(strcmp(r.source, "model") == 0 || strcmp(r.source, "static") == 0,
                   k->name, r.scalar_blocks, "auto rule from the model or static", 0);
+        else if (k->row_steps != 0)    /* a kernel this CPU lacks: not probed */
+            check(strcmp(r.source, "static") == 0 && r.step_cycles == 0, k->name,
+                  r.scalar_blocks, "a kernel this CPU lacks is not probed (static rule)", 0);
         else if (k->row_steps == 0)    /* nothing to weigh (neon): no scalar path */
             check(r.scalar_blocks == 0 && strcmp(r.source, "none") == 0, k->name,
                   r.scalar_blocks, "no model, no scalar path", 0);
