@@ -410,9 +410,9 @@ const chacha20_kernel chacha20_sve2_kernel = {
 
 /*
  * sve2_wide: the sve2 passes with two scalar blocks (384 bytes at 128-bit
- * vectors). llvm-mca 19, 16 KiB, cycles a byte: Neoverse V2 0.90 against
+ * vectors). llvm-mca 19, 16 KiB, cycles a byte: Neoverse V2 0.93 against
  * sve2's 1.07 (its xar on one vector pipe of four is the bound there, and
- * its six integer pipes take the second block), N2 2.06 against 1.23 (four
+ * its six integer pipes take the second block), N2 2.05 against 1.23 (four
  * integer pipes, full with one block): auto takes it on V2 and V3 only
  * (ARM_SVE2_WIDE, by MIDR_EL1). The AEAD pairs it as sve2 (sve2-fused).
  */
