@@ -35,19 +35,24 @@
  *
  * Why assembly: 16 state vectors plus a rotate temporary do not fit in 16
  * vector registers, and gcc and clang then spill far more than needed (AVX2:
- * 1.1 and 0.9 cycles/byte from intrinsics). Here 15 rows stay in registers
- * and one c row lives in its out[] slot. The quarter-round holding that row
- * adds it to d straight into the temporary, stores the sum back and then
- * uses the temporary for its rotate; the other three rotate through the
- * same temporary (renamed by the CPU). Only one of the four chains of a
- * round passes through memory (ymm store-to-load forwarding takes ~10
- * cycles on Zen 3, against ~7 between two uses of a c row). On Zen 3 this
- * runs as fast as taking turns with two c rows in memory and two
- * temporaries (within noise, with half the spill traffic); without any
- * memory round trip the rounds would be ~5% faster. What bounds them on Zen
- * 3 is the shifts and byte shuffles: ~24 of the 64 operations of a round,
- * most of them on the critical path, and only two of the four vector pipes
- * run them; where a vector step takes 2 cycles it is the chain itself (see
+ * 1.1 and 0.9 cycles/byte from intrinsics). Here the a, b and d rows (12)
+ * stay in registers, with two c rows and two rotate temporaries; the c rows
+ * live in their out[] slots (8..11) and two of them are in registers at a
+ * time. A round runs its quarter-rounds in two pairs: the pair whose c rows
+ * are in registers, then it stores those two, loads the other two and runs
+ * the other pair. The pairs are chosen so that the diagonal round starts
+ * with the c rows the column round ended with (columns: c0 c1 | c2 c3;
+ * diagonals: c2 c3 | c0 c1), so one swap per round. No chain passes
+ * through memory: each c row is stored a half-round before it is loaded
+ * again. (Until 0.3.0 one c row stayed in its slot and its quarter-round
+ * added straight from memory, which put a store-to-load forwarding, ~7-10
+ * cycles on Zen 3, on one chain of every round: on a Zen 3 (AVX2 only, a
+ * 1-cycle vector step) the 8-block pass took 0.762 TSC ticks a byte at 16
+ * KiB, 0.957 of OpenSSL's AVX2 at 0.729; with the swap 0.738, 0.987.
+ * OpenSSL's AVX2 code keeps its c rows the same way.) What bounds the
+ * rounds on Zen 3 is the vector ALUs: 128 operations a double round on
+ * four pipes, 48 of them shifts and byte shuffles, which only two pipes
+ * run; where a vector step takes 2 cycles it is the chain itself (see
  * CTA_ROUND for the order that serves it). More independent blocks in
  * vector registers (a horizontal 2-block set beside the 8, 10 to 14 blocks)
  * cost more in spills than they gain; rotates through vpmulld (other pipes,
@@ -59,7 +64,7 @@
  * Everything is addressed from one pointer, operand [st], so that with the
  * ninth block 13 GPRs are free for it. The state block, in CTA_VSZ-byte
  * vectors: in[16] vector input words, out[16] vector results (and the c
- * slot), m[2] byte-shuffle masks rotating lanes by 16 and by 8; then
+ * slots), m[2] byte-shuffle masks rotating lanes by 16 and by 8; then
  * sin[16] scalar input words (aux[8] for other hooked code), sx[16] scalar
  * results, n loop counter.
  */
@@ -67,7 +72,7 @@
 #ifndef CHACHA20_X86_ROUNDS_COMMON
 #define CHACHA20_X86_ROUNDS_COMMON
 
-/* the registers: rows a0..d3, with the temporary where row c3 would be */
+/* the registers: rows a, b and d, two c rows (CA, CB) and two temporaries */
 #define CTA_A0 CTA_REG(0)
 #define CTA_A1 CTA_REG(1)
 #define CTA_A2 CTA_REG(2)
@@ -76,10 +81,10 @@
 #define CTA_B1 CTA_REG(5)
 #define CTA_B2 CTA_REG(6)
 #define CTA_B3 CTA_REG(7)
-#define CTA_C0 CTA_REG(8)
-#define CTA_C1 CTA_REG(9)
-#define CTA_C2 CTA_REG(10)
-#define CTA_T CTA_REG(11)       /* rotate temporary; row c3 is in slot 11 */
+#define CTA_CA CTA_REG(8)
+#define CTA_CB CTA_REG(9)
+#define CTA_T CTA_REG(10)       /* rotate temporary of CA's quarter-round */
+#define CTA_T1 CTA_REG(11)      /* and of CB's */
 #define CTA_D0 CTA_REG(12)
 #define CTA_D1 CTA_REG(13)
 #define CTA_D2 CTA_REG(14)
@@ -95,43 +100,49 @@
 #define CTA_STORE(r, i) CTA_MOVA r ", " CTA_SLOT(i) "\n\t"
 /* a += b; d ^= a; d = rotl(d, 16 or 8) by byte shuffle m */
 #define CTA_ROW_AD(a, b, d, m) CTA_VADD(a, b) CTA_VXOR(d, a) CTA_VSHUFB(d, m)
-/* c += d; b ^= c; b = rotl(b, n) */
-#define CTA_ROW_CB(b, c, d, n) CTA_VADD(c, d) CTA_VXOR(b, c) CTA_VROTL(b, CTA_T, n)
-/* the same with c in slot 11, passing through the temporary */
-#define CTA_ROW_CB_MEM(b, d, n) \
-    CTA_VADD_SLOT(CTA_T, d, 11) CTA_VXOR(b, CTA_T) CTA_STORE(CTA_T, 11) \
-    CTA_VROTL(b, CTA_T, n)
+/* c += d; b ^= c; b = rotl(b, n), through temporary t */
+#define CTA_ROW_CB(b, c, d, t, n) CTA_VADD(c, d) CTA_VXOR(b, c) CTA_VROTL(b, t, n)
+/* register r from slot i */
+#define CTA_LOAD_SLOT(r, i) CTA_MOVA CTA_SLOT(i) ", " r "\n\t"
 
 /*
- * One round: its quarter-rounds (a_k, b_k, c_k, d_k) in two pairs, (0, 1)
- * then (3, 2), each pair advanced step by step through its whole quarter
- * round; quarter-round 3 has its c row in slot 11. In program order a pair's
- * chain is 16 instructions long, not 32 as when all four advance together:
- * where a vector step takes 2 cycles (a Zen 4 VM) the rounds are latency
- * bound, and with the pairs the 8-block AVX2 pass takes 360 TSC ticks, not
- * 403 (OpenSSL's, which orders its quarter rounds in pairs too: 359); the
- * SSSE3 4-block and the fused AVX2 kernels gain 4-6%. h0..h11 are the
- * hooks placed between the step groups.
+ * One round: its quarter-rounds (a_k, b_k, c_k, d_k) in two pairs, 0 and 1
+ * with their c rows in CA and CB, then 2 and 3 after CA and CB went to
+ * slots so0 and so1 and came back from slots si0 and si1; each pair is
+ * advanced step by step through its whole quarter-round. In program order
+ * a pair's chain is 16 instructions long, not 32 as when all four advance
+ * together: where a vector step takes 2 cycles (a Zen 4 VM) the rounds are
+ * latency bound, and with the pairs the 8-block AVX2 pass took 360 TSC
+ * ticks, not 403 (OpenSSL's, which orders its quarter rounds in pairs too:
+ * 359); the SSSE3 4-block and the fused AVX2 kernels gained 4-6%. h0..h11
+ * are the hooks placed between the step groups.
  */
-#define CTA_ROUND(a0, b0, c0, d0, a1, b1, c1, d1, a2, b2, c2, d2, \
-                  a3, b3, d3, h0, h1, h2, h3, h4, h5, h6, h7, h8, h9, \
-                  h10, h11) \
+#define CTA_ROUND(a0, b0, d0, a1, b1, d1, a2, b2, d2, a3, b3, d3, \
+                  so0, so1, si0, si1, h0, h1, h2, h3, h4, h5, h6, h7, h8, \
+                  h9, h10, h11) \
     CTA_ROW_AD(a0, b0, d0, CTA_M16) h0 CTA_ROW_AD(a1, b1, d1, CTA_M16) h1 \
-    CTA_ROW_CB(b0, c0, d0, 12) CTA_ROW_CB(b1, c1, d1, 12) h2 \
+    CTA_ROW_CB(b0, CTA_CA, d0, CTA_T, 12) \
+    CTA_ROW_CB(b1, CTA_CB, d1, CTA_T1, 12) h2 \
     CTA_ROW_AD(a0, b0, d0, CTA_M8) CTA_ROW_AD(a1, b1, d1, CTA_M8) h3 \
-    CTA_ROW_CB(b0, c0, d0, 7) h4 CTA_ROW_CB(b1, c1, d1, 7) h5 \
-    CTA_ROW_AD(a3, b3, d3, CTA_M16) h6 CTA_ROW_AD(a2, b2, d2, CTA_M16) h7 \
-    CTA_ROW_CB_MEM(b3, d3, 12) CTA_ROW_CB(b2, c2, d2, 12) h8 \
-    CTA_ROW_AD(a3, b3, d3, CTA_M8) CTA_ROW_AD(a2, b2, d2, CTA_M8) h9 \
-    CTA_ROW_CB_MEM(b3, d3, 7) h10 CTA_ROW_CB(b2, c2, d2, 7) h11
+    CTA_ROW_CB(b0, CTA_CA, d0, CTA_T, 7) h4 \
+    CTA_ROW_CB(b1, CTA_CB, d1, CTA_T1, 7) h5 \
+    CTA_STORE(CTA_CA, so0) CTA_STORE(CTA_CB, so1) \
+    CTA_LOAD_SLOT(CTA_CA, si0) CTA_LOAD_SLOT(CTA_CB, si1) \
+    CTA_ROW_AD(a2, b2, d2, CTA_M16) h6 CTA_ROW_AD(a3, b3, d3, CTA_M16) h7 \
+    CTA_ROW_CB(b2, CTA_CA, d2, CTA_T, 12) \
+    CTA_ROW_CB(b3, CTA_CB, d3, CTA_T1, 12) h8 \
+    CTA_ROW_AD(a2, b2, d2, CTA_M8) CTA_ROW_AD(a3, b3, d3, CTA_M8) h9 \
+    CTA_ROW_CB(b2, CTA_CA, d2, CTA_T, 7) h10 \
+    CTA_ROW_CB(b3, CTA_CB, d3, CTA_T1, 7) h11
 /* one piece after each quarter round of a round (hooks 2, 5, 8, 11) */
 #define CTA_AFTER_QR(q0, q1, q2, q3) , , q0, , , q1, , , q2, , , q3
 #define CTA_NO_HOOKS CTA_AFTER_QR(, , , )
 
 /*
- * The whole asm string: load the 16 rows, init, ten double rounds (each:
- * columns with hooks c0..c11, diagonals with d0..d11, then loop), store
- * the rows, fini. The hook lists arrive as single macro arguments, hence
+ * The whole asm string: load the rows (and copy c2, c3 to their slots),
+ * init, ten double rounds (each: columns with hooks c0..c11, diagonals
+ * with d0..d11, then loop), store the rows (c2 and c3 are in their slots
+ * already), fini. The hook lists arrive as single macro arguments, hence
  * the extra expansion step.
  */
 #define CTA_VROUNDS(...) CTA_VROUNDS_(__VA_ARGS__)
@@ -140,29 +151,29 @@
                      d8, d9, d10, d11) \
     CTA_LOAD(CTA_A0, 0) CTA_LOAD(CTA_A1, 1) CTA_LOAD(CTA_A2, 2) \
     CTA_LOAD(CTA_A3, 3) CTA_LOAD(CTA_B0, 4) CTA_LOAD(CTA_B1, 5) \
-    CTA_LOAD(CTA_B2, 6) CTA_LOAD(CTA_B3, 7) CTA_LOAD(CTA_C0, 8) \
-    CTA_LOAD(CTA_C1, 9) CTA_LOAD(CTA_C2, 10) CTA_LOAD(CTA_T, 11) \
+    CTA_LOAD(CTA_B2, 6) CTA_LOAD(CTA_B3, 7) CTA_LOAD(CTA_T, 10) \
+    CTA_LOAD(CTA_T1, 11) CTA_LOAD(CTA_CA, 8) CTA_LOAD(CTA_CB, 9) \
     CTA_LOAD(CTA_D0, 12) CTA_LOAD(CTA_D1, 13) CTA_LOAD(CTA_D2, 14) \
-    CTA_LOAD(CTA_D3, 15) CTA_STORE(CTA_T, 11) \
+    CTA_LOAD(CTA_D3, 15) CTA_STORE(CTA_T, 10) CTA_STORE(CTA_T1, 11) \
     init \
     "movl $10, " CTA_NCTR "\n\t" \
     ".p2align 5\n" \
     "1:\n\t" \
-    /* columns (0,4,8,12) (1,5,9,13) (2,6,10,14) | (3,7,11,15) */ \
-    CTA_ROUND(CTA_A0, CTA_B0, CTA_C0, CTA_D0, CTA_A1, CTA_B1, CTA_C1, CTA_D1, \
-              CTA_A2, CTA_B2, CTA_C2, CTA_D2, CTA_A3, CTA_B3, CTA_D3, \
+    /* columns (0,4,8,12) (1,5,9,13) | (2,6,10,14) (3,7,11,15) */ \
+    CTA_ROUND(CTA_A0, CTA_B0, CTA_D0, CTA_A1, CTA_B1, CTA_D1, \
+              CTA_A2, CTA_B2, CTA_D2, CTA_A3, CTA_B3, CTA_D3, 8, 9, 10, 11, \
               c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11) \
-    /* diagonals (0,5,10,15) (2,7,8,13) (3,4,9,14) | (1,6,11,12) */ \
-    CTA_ROUND(CTA_A0, CTA_B1, CTA_C2, CTA_D3, CTA_A2, CTA_B3, CTA_C0, CTA_D1, \
-              CTA_A3, CTA_B0, CTA_C1, CTA_D2, CTA_A1, CTA_B2, CTA_D0, \
+    /* diagonals (0,5,10,15) (1,6,11,12) | (2,7,8,13) (3,4,9,14) */ \
+    CTA_ROUND(CTA_A0, CTA_B1, CTA_D3, CTA_A1, CTA_B2, CTA_D0, \
+              CTA_A2, CTA_B3, CTA_D1, CTA_A3, CTA_B0, CTA_D2, 10, 11, 8, 9, \
               d0, d1, d2, d3, d4, d5, d6, d7, d8, d9, d10, d11) \
     loop \
     "decl " CTA_NCTR "\n\t" \
     "jnz 1b\n\t" \
     CTA_STORE(CTA_A0, 0) CTA_STORE(CTA_A1, 1) CTA_STORE(CTA_A2, 2) \
     CTA_STORE(CTA_A3, 3) CTA_STORE(CTA_B0, 4) CTA_STORE(CTA_B1, 5) \
-    CTA_STORE(CTA_B2, 6) CTA_STORE(CTA_B3, 7) CTA_STORE(CTA_C0, 8) \
-    CTA_STORE(CTA_C1, 9) CTA_STORE(CTA_C2, 10) \
+    CTA_STORE(CTA_B2, 6) CTA_STORE(CTA_B3, 7) CTA_STORE(CTA_CA, 8) \
+    CTA_STORE(CTA_CB, 9) \
     CTA_STORE(CTA_D0, 12) CTA_STORE(CTA_D1, 13) CTA_STORE(CTA_D2, 14) \
     CTA_STORE(CTA_D3, 15) \
     fini
@@ -232,8 +243,6 @@
 # define CTA_VROTL(d, t, n) \
     "movdqa " d ", " t "\n\t" "pslld $" #n ", " t "\n\t" \
     "psrld $32-" #n ", " d "\n\t" "por " t ", " d "\n\t"
-/* c = d + out[i] */
-# define CTA_VADD_SLOT(c, d, i) "movdqa " CTA_SLOT(i) ", " c "\n\t" CTA_VADD(c, d)
 #elif CTA_WIDTH == 256
 # define CTA_REG(i) "%%ymm" #i
 # define CTA_VSZ "32"
@@ -244,7 +253,6 @@
 # define CTA_VROTL(d, t, n) \
     "vpslld $" #n ", " d ", " t "\n\t" "vpsrld $32-" #n ", " d ", " d "\n\t" \
     "vpor " t ", " d ", " d "\n\t"
-# define CTA_VADD_SLOT(c, d, i) "vpaddd " CTA_SLOT(i) ", " d ", " c "\n\t"
 #else
 # error "chacha20_x86_rounds.h: CTA_WIDTH is 128 or 256"
 #endif
@@ -323,4 +331,3 @@ void CTA_FN(void *st CTA_PARAMS)
 #undef CTA_VXOR
 #undef CTA_VSHUFB
 #undef CTA_VROTL
-#undef CTA_VADD_SLOT
