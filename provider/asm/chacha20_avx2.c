@@ -271,5 +271,6 @@ const chacha20_kernel chacha20_avx2_kernel = {
     .hchacha20 = hchacha20_avx2,
     /* 4 adds, 4 xors, 2 vpshufb rotates, 2 shift-or rotates (2 steps each), a vpshufd */
     .row_steps = 15,
+    .two_block_rows = 1,
     .step_probe = step_probe_avx2,
 };

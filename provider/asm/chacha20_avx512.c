@@ -285,6 +285,7 @@ const chacha20_kernel CHACHA_AVX512_SYM(chacha20_avx512_kernel) = {
     .head_max = CHACHA_AVX512_ROWS_MAX - CHACHA_BLOCK_LEN,
     /* 4 adds, 4 xors, 4 vprold and a vpshufd per round */
     .row_steps = 13,
+    .two_block_rows = 1,
 #if !CHACHA_AVX512_EMULATED
     .step_probe = step_probe_avx512,
 #endif

@@ -192,5 +192,6 @@ const chacha20_kernel chacha20_ssse3_kernel = {
     .xor_stream = chacha20_xor_ssse3,
     .hchacha20 = hchacha20_ssse3,
     .row_steps = 15,           /* as avx2's rows */
+    .two_block_rows = 1,
     .step_probe = step_probe_ssse3,
 };

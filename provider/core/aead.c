@@ -84,9 +84,7 @@ static void set_counter(chacha_aead *a, uint32_t block)
     a->cs.counter[2] = a->nonce[1];
     a->cs.counter[3] = a->nonce[2];
     a->cs.partial = 0;
-    if (a->cs.ks_valid)
-        chacha_wipe(a->cs.ks, sizeof(a->cs.ks));
-    a->cs.ks_valid = 0;
+    chacha20_stream_drop_keystream(&a->cs);
 }
 
 /* Key the MAC with the one-time key and absorb the AAD buffered so far. */
@@ -207,6 +205,7 @@ enum chacha_aead_status chacha_aead_text(chacha_aead *a, uint8_t *out,
 
         fused->xor_mac(out, in, n, a->cs.key, a->cs.counter, &a->mac.st, enc);
         a->cs.counter[0] += (uint32_t)(n / CHACHA_BLOCK_LEN);   /* MAX_TEXT: no wrap */
+        chacha20_stream_drop_keystream(&a->cs);     /* a block made ahead */
         out += n;
         in += n;
         len -= n;

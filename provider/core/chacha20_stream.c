@@ -7,7 +7,7 @@
 # include "selftest.h"
 #endif
 
-static const uint8_t zero_block[CHACHA_BLOCK_LEN];
+static const uint8_t zero_block[2 * CHACHA_BLOCK_LEN];
 
 void chacha20_stream_set_kernel(chacha20_stream *cs, const chacha20_kernel *k,
                                 unsigned int scalar_blocks, int hybrid)
@@ -16,6 +16,7 @@ void chacha20_stream_set_kernel(chacha20_stream *cs, const chacha20_kernel *k,
     cs->scalar_max = (size_t)scalar_blocks * CHACHA_BLOCK_LEN;
     cs->vector_xor = hybrid && k->xor_stream_hybrid != NULL
                      ? k->xor_stream_hybrid : k->xor_stream;
+    cs->make_ahead = scalar_blocks == 0 && k->two_block_rows;
 }
 
 void chacha20_stream_kernel_xor(const chacha20_stream *cs, uint8_t *out,
@@ -59,10 +60,8 @@ void chacha20_stream_set_key(chacha20_stream *cs, const uint8_t key[32])
         cs->counter[0]--;
         cs->partial = 0;
         cs->block_just_done = 0;
-        if (cs->ks_valid)
-            chacha_wipe(cs->ks, sizeof(cs->ks));
-        cs->ks_valid = 0;
     }
+    chacha20_stream_drop_keystream(cs);
     for (i = 0; i < 8; i++)
         cs->key[i] = chacha_load_le32(key + 4 * i);
 #ifdef CHACHA_TEST_BROKEN_KERNEL
@@ -79,16 +78,12 @@ void chacha20_stream_set_iv(chacha20_stream *cs, const uint8_t iv[16])
         cs->counter[i] = chacha_load_le32(iv + 4 * i);
     cs->partial = 0;
     cs->block_just_done = 0;
-    if (cs->ks_valid)
-        chacha_wipe(cs->ks, sizeof(cs->ks));
-    cs->ks_valid = 0;
+    chacha20_stream_drop_keystream(cs);
 }
 
 void chacha20_stream_key_changed(chacha20_stream *cs)
 {
-    if (cs->ks_valid)
-        chacha_wipe(cs->ks, sizeof(cs->ks));
-    cs->ks_valid = 0;
+    chacha20_stream_drop_keystream(cs);
     cs->block_just_done = 0;
 }
 
@@ -130,14 +125,50 @@ static void xor_blocks(chacha20_stream *cs, uint8_t *out, const uint8_t *in,
     }
 }
 
+/* out = in ^ ks, n <= 64 bytes: word by word (the byte loop was ~1 cycle a byte) */
+static void xor_ks(uint8_t *out, const uint8_t *in, const uint8_t *ks, size_t n)
+{
+    uint64_t a, b;
+    size_t i = 0;
+
+    for (; i + 8 <= n; i += 8) {
+        memcpy(&a, in + i, 8);
+        memcpy(&b, ks + i, 8);
+        a ^= b;
+        memcpy(out + i, &a, 8);
+    }
+    for (; i < n; i++)
+        out[i] = in[i] ^ ks[i];
+}
+
+/*
+ * Make the keystream of block counter into ks[0..63], and if ahead that of
+ * block counter + 1 into ks[64..127] in the same kernel call; step the
+ * counter past the first.
+ */
+static void make_block(chacha20_stream *cs, int ahead)
+{
+    chacha20_stream_kernel_xor(cs, cs->ks, zero_block,
+                               ahead ? 2 * CHACHA_BLOCK_LEN : CHACHA_BLOCK_LEN,
+                               cs->counter);
+    counter_add(cs->counter, 1);
+    if (ahead) {
+        cs->ahead = 1;
+        cs->ahead_ctr[0] = cs->counter[0];
+        cs->ahead_ctr[1] = cs->counter[1];
+    }
+}
+
 void chacha20_stream_xor(chacha20_stream *cs, uint8_t *out, const uint8_t *in,
                          size_t len)
 {
-    size_t i, n, tail;
-    int streaming = 0;
+    size_t n, tail;
+    int streaming = 0, ahead, used_ahead = 0;
+    const int continued = cs->continued;
 
     if (len == 0)
         return;
+    cs->continued = 1;
     cs->block_just_done = 0;
     if (cs->partial != 0) {
         if (!cs->ks_valid)
@@ -145,11 +176,10 @@ void chacha20_stream_xor(chacha20_stream *cs, uint8_t *out, const uint8_t *in,
         n = CHACHA_BLOCK_LEN - cs->partial;
         if (n > len)
             n = len;
-        for (i = 0; i < n; i++)
-            out[i] = in[i] ^ cs->ks[cs->partial + i];
+        xor_ks(out, in, cs->ks + cs->partial, n);
         cs->partial = (cs->partial + (unsigned int)n) & 63;
         if (cs->partial == 0) {
-            chacha_wipe(cs->ks, sizeof(cs->ks));
+            chacha_wipe(cs->ks, CHACHA_BLOCK_LEN);
             cs->ks_valid = 0;
         }
         out += n;
@@ -161,6 +191,39 @@ void chacha20_stream_xor(chacha20_stream *cs, uint8_t *out, const uint8_t *in,
             return;
         }
     }
+    /* on a block boundary: the block made ahead, if it is this one */
+    if (cs->ahead) {
+        if (cs->ahead_ctr[0] == cs->counter[0]
+            && cs->ahead_ctr[1] == cs->counter[1]) {
+            n = len < CHACHA_BLOCK_LEN ? len : CHACHA_BLOCK_LEN;
+            xor_ks(out, in, cs->ks + CHACHA_BLOCK_LEN, n);
+            counter_add(cs->counter, 1);
+            if (n < CHACHA_BLOCK_LEN) {
+                /* it becomes the partial block */
+                memcpy(cs->ks, cs->ks + CHACHA_BLOCK_LEN, CHACHA_BLOCK_LEN);
+                cs->partial = (unsigned int)n;
+                cs->ks_valid = 1;
+            }
+            out += n;
+            in += n;
+            len -= n;
+            streaming = 1;
+            used_ahead = 1;
+        }
+        chacha_wipe(cs->ks + CHACHA_BLOCK_LEN, CHACHA_BLOCK_LEN);
+        cs->ahead = 0;
+        if (len == 0)
+            return;
+    }
+    /*
+     * At most a block left, in a stream that goes on: make the next block
+     * too, where that costs nothing (make_ahead), not in a call that used
+     * one made ahead (a 128-byte call would then make two blocks in pieces
+     * every time, where one kernel call does them), and not at the last
+     * block before the 32-bit counter wraps (the kernel would not carry).
+     */
+    ahead = cs->make_ahead && continued && !used_ahead
+            && len <= CHACHA_BLOCK_LEN && cs->counter[0] != 0xffffffff;
     tail = len & 63;
     if (len < CHACHA_BLOCK_LEN) {
         /*
@@ -168,12 +231,19 @@ void chacha20_stream_xor(chacha20_stream *cs, uint8_t *out, const uint8_t *in,
          * so a caller streaming small pieces (`openssl speed`, 16-byte
          * updates) makes each block once. It costs one block either way.
          */
-        chacha20_stream_kernel_xor(cs, cs->ks, zero_block, CHACHA_BLOCK_LEN, cs->counter);
-        counter_add(cs->counter, 1);
-        for (i = 0; i < len; i++)
-            out[i] = in[i] ^ cs->ks[i];
+        make_block(cs, ahead);
+        xor_ks(out, in, cs->ks, len);
         cs->partial = (unsigned int)len;
         cs->ks_valid = 1;
+        return;
+    }
+    if (ahead) {
+        /* exactly one block, and the next one made ahead */
+        make_block(cs, 1);
+        xor_ks(out, in, cs->ks, CHACHA_BLOCK_LEN);
+        chacha_wipe(cs->ks, CHACHA_BLOCK_LEN);
+        cs->partial = 0;
+        cs->ks_valid = 0;
         return;
     }
     if (!streaming || tail == 0) {
@@ -189,12 +259,10 @@ void chacha20_stream_xor(chacha20_stream *cs, uint8_t *out, const uint8_t *in,
      * keystream so the next calls use it instead of making it again.
      */
     xor_blocks(cs, out, in, len - tail);
-    chacha20_stream_kernel_xor(cs, cs->ks, zero_block, CHACHA_BLOCK_LEN, cs->counter);
-    counter_add(cs->counter, 1);
     out += len - tail;
     in += len - tail;
-    for (i = 0; i < tail; i++)
-        out[i] = in[i] ^ cs->ks[i];
+    make_block(cs, 0);
+    xor_ks(out, in, cs->ks, tail);
     cs->partial = (unsigned int)tail;
     cs->ks_valid = 1;
 }

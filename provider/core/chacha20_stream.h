@@ -27,7 +27,17 @@ typedef struct {
      * a key-only re-init restarts it: see chacha20_stream_set_key().
      */
     unsigned int block_just_done;
-    uint8_t ks[CHACHA_BLOCK_LEN];
+    unsigned int ahead;
+    uint32_t ahead_ctr[2];
+    /*
+     * An Update ran since the key or IV was set: the caller goes on in
+     * pieces, and a one-block piece makes the next block too if make_ahead
+     * (the kernel's two-block rows cost about what one block does, and the
+     * rule gives one-block calls to that kernel). A message that is one
+     * call after its IV never pays for a block it does not use.
+     */
+    unsigned int continued;
+    unsigned int make_ahead;
     const chacha20_kernel *kernel;
     /*
      * Calls of at most this many bytes run the portable kernel (the
@@ -36,6 +46,13 @@ typedef struct {
     size_t scalar_max;
     chacha20_xor_fn *vector_xor;   /* the kernel's entry for the others
                                       (set with the kernel, below) */
+    /*
+     * Keystream kept between calls: ks[0..63] the partial block (block
+     * counter - 1) when ks_valid; ks[64..127] block `counter` itself, not
+     * yet used, when ahead (made ahead for ahead_ctr, the counter it
+     * belongs to: used only while counter[0..1] still equal it).
+     */
+    uint8_t ks[2 * CHACHA_BLOCK_LEN];
 } chacha20_stream;
 
 /*
@@ -60,6 +77,19 @@ void chacha20_stream_get_iv(const chacha20_stream *cs, uint8_t iv[16]);
  * it is with them (a partial block's rest is made again with the new key).
  */
 void chacha20_stream_key_changed(chacha20_stream *cs);
+/*
+ * Wipe and forget all kept keystream (the partial block's and the block
+ * made ahead): for callers that move the counter themselves. Inline: the
+ * AEAD calls it twice a record (a call cost AEAD records ~1%, Zen 3).
+ */
+static inline void chacha20_stream_drop_keystream(chacha20_stream *cs)
+{
+    if (cs->ks_valid || cs->ahead)
+        chacha_wipe(cs->ks, sizeof(cs->ks));
+    cs->ks_valid = 0;
+    cs->ahead = 0;
+    cs->continued = 0;
+}
 void chacha20_stream_xor(chacha20_stream *cs, uint8_t *out, const uint8_t *in,
                          size_t len);
 

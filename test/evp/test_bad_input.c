@@ -538,7 +538,7 @@ static void wb_limit(int *pass)
         ctx->e.aead.text_len = CHACHA_AEAD_MAX_TEXT - 64;
         ctx->e.aead.cs.counter[0] = 0xffffffff;
         ctx->e.aead.cs.partial = 0;
-        ctx->e.aead.cs.ks_valid = 0;
+        chacha20_stream_drop_keystream(&ctx->e.aead.cs);
 
         /* 65 bytes: one too many, refused whole, nothing written */
         memset(buf, 0xa5, sizeof(buf));

@@ -75,6 +75,20 @@ static void counting_hchacha(uint32_t out[8], const uint32_t key[8],
 }
 
 static uint8_t in[MAXLEN + 64], got[MAXLEN + 64], want[MAXLEN + 64];
+static unsigned long made_ahead, used_ahead;   /* blocks made ahead, and used */
+
+/* a piece of a stream: 1..80 bytes, often 16 or 64 */
+static size_t piece_len(void)
+{
+    switch (rng() % 4) {
+    case 0:
+        return 16;
+    case 1:
+        return 64;
+    default:
+        return 1 + (size_t)(rng() % 80);
+    }
+}
 
 static void stream_suite(const chacha20_kernel *wrapped, const char *kname,
                          unsigned int sb, int hy)
@@ -116,6 +130,60 @@ static void stream_suite(const chacha20_kernel *wrapped, const char *kname,
         chacha20_stream_xor(&cs, got, in, cut);
         chacha20_stream_xor(&cs, got + cut, in + cut, len - cut);
         check(memcmp(got, want, len) == 0, kname, sb, "stream, two pieces", len);
+
+        /*
+         * Many pieces, with a block made ahead wherever the stream makes one
+         * (forced on with scalar_blocks 0, whatever the kernel's flag: the
+         * logic is the stream's); the IV read back after each piece; then,
+         * with a block made ahead (or not), the IV set again and the first
+         * 64 bytes made again, and the key set again on a block boundary.
+         */
+        chacha20_stream_set_iv(&cs, iv);
+        cs.make_ahead = sb == 0;
+        for (cut = 0; cut < len; ) {
+            size_t n = piece_len();
+            uint8_t civ[16];
+            uint32_t blk;
+            unsigned int had = cs.ahead;
+
+            if (n > len - cut)
+                n = len - cut;
+            chacha20_stream_xor(&cs, got + cut, in + cut, n);
+            cut += n;
+            made_ahead += cs.ahead && !had;
+            used_ahead += had && !cs.ahead;
+            chacha20_stream_get_iv(&cs, civ);
+            blk = (uint32_t)civ[0] | (uint32_t)civ[1] << 8 | (uint32_t)civ[2] << 16
+                  | (uint32_t)civ[3] << 24;
+            check(blk == ctr[0] + (uint32_t)((cut + 63) / 64)
+                  && memcmp(civ + 4, iv + 4, 12) == 0, kname, sb,
+                  "IV read back after a piece (a block made ahead is not counted)",
+                  cut);
+        }
+        check(memcmp(got, want, len) == 0, kname, sb, "stream, many pieces", len);
+        if (len >= 128) {
+            size_t j;
+            int same = 1;
+
+            chacha20_stream_set_iv(&cs, iv);
+            check(!cs.ahead && !cs.ks_valid, kname, sb,
+                  "the IV set: no kept keystream survives", len);
+            chacha20_stream_xor(&cs, got, in, 64);
+            chacha20_stream_xor(&cs, got + 64, in + 64, 16);   /* may make one ahead */
+            check(memcmp(got, want, 80) == 0, kname, sb,
+                  "the IV set again: no block made ahead survives", len);
+            /* OpenSSL's key-only re-init mid-block: block 1 starts again */
+            chacha20_stream_set_key(&cs, key);
+            check(!cs.ahead, kname, sb, "the key set: no block made ahead survives", len);
+            chacha20_stream_xor(&cs, got + 80, in + 80, 48);
+            for (j = 0; j < 48; j++)
+                same &= (got[80 + j] ^ in[80 + j]) == (want[64 + j] ^ in[64 + j]);
+            check(same, kname, sb, "the key set again mid-block restarts the block", len);
+            chacha20_stream_set_iv(&cs, iv);
+            chacha20_stream_xor(&cs, got, in, len);
+            check(memcmp(got, want, len) == 0, kname, sb,
+                  "the IV set again after pieces", len);
+        }
         chacha_wipe(&cs, sizeof(cs));
     }
 }
@@ -202,11 +270,14 @@ static void run_kernel(const chacha20_kernel *k, const char *how)
             aead_suite(&wrapped, k->name, sb, hy);
             xchacha_suite(&wrapped, k->name, sb, hy);
         }
+    check(made_ahead > 0 && used_ahead > 0, k->name, 0,
+          "blocks made ahead and used in the many-pieces runs", 0);
     printf("run: kernel %s (%s%s), scalar_blocks 0..%d, hybrid off/on, lengths 0..%d:"
-           " %lu checks, %s\n", k->name, how,
+           " %lu checks, %lu blocks made ahead, %lu of them used, %s\n", k->name, how,
            k->xor_stream_hybrid != NULL ? ", with its hybrid entry" : "",
-           CHACHA_SCALAR_BLOCKS_MAX, MAXLEN, n_pass - runs,
+           CHACHA_SCALAR_BLOCKS_MAX, MAXLEN, n_pass - runs, made_ahead, used_ahead,
            n_fail == before ? "ok" : "FAILED");
+    made_ahead = used_ahead = 0;
 }
 
 static void rule_suite(void)

@@ -88,6 +88,13 @@ typedef struct chacha20_kernel_s {
     unsigned int row_steps;
     uint64_t (*step_probe)(unsigned int n);
     /*
+     * 1: a call of two blocks costs about what a call of one does (its
+     * two-block rows run the same dependency chain as its one-block row):
+     * the stream (core/chacha20_stream.c) then makes a block ahead for
+     * callers that go on in pieces of at most a block.
+     */
+    unsigned int two_block_rows;
+    /*
      * Another kernel whose fused AEAD kernels this one pairs with (NULL:
      * none): sve2_wide, a variant of sve2's passes, takes sve2-fused.
      */
