@@ -223,7 +223,19 @@ static void xor_mac_avx2(uint8_t *out, const uint8_t *in, size_t len,
         if (tail > 0)
             chacha20_avx2_kernel.xor_stream(out + CHACHA_BLOCKS(8) * nfull, in + CHACHA_BLOCKS(8) * nfull,
                                           tail, key, ctr);
-        poly_blocks(&st, out + CHACHA_BLOCKS(8) * (nfull - 1), (CHACHA_BLOCKS(8) + tail) / 16, h);
+        /*
+         * The last pass's MAC has no ChaCha20 work beside it: the Poly1305
+         * kernel's own blocks(), whose vector lanes take it from 256 bytes
+         * (on a live context its powers of r are there already).
+         */
+        mac->h[0] = h[0];
+        mac->h[1] = h[1];
+        mac->h[2] = h[2];
+        poly1305_avx2_kernel.blocks(mst, out + CHACHA_BLOCKS(8) * (nfull - 1),
+                                    CHACHA_BLOCKS(8) + tail, 1);
+        h[0] = mac->h[0];
+        h[1] = mac->h[1];
+        h[2] = mac->h[2];
     } else {
         y256_setup(&st, key, ctr);
         for (k = 0; k < nfull; k++)
