@@ -451,11 +451,6 @@ DEFINE_PASSES_PLAIN(hybrid, hybrid_passes, BURN_PASSES)
     SQSTEP##k(a0, b0, c0, d0); SQSTEP##k(a1, b1, c1, d1); \
     SQSTEP##k(a2, b2, c2, d2); SQSTEP##k(a3, b3, c3, d3)
 #define SPHASE(k, ...) SPHASE_(k, __VA_ARGS__)
-#define SCALAR_COLUMNS \
-    s0, s4, s8, s12, s1, s5, s9, s13, s2, s6, s10, s14, s3, s7, s11, s15
-#define SCALAR_DIAGONALS \
-    s0, s5, s10, s15, s1, s6, s11, s12, s2, s7, s8, s13, s3, s4, s9, s14
-
 /* the scalar half of a scalar double round beside NEON step k */
 #define WSCALAR16 SPHASE(16, SCALAR_COLUMNS); SPHASE(12, SCALAR_COLUMNS)
 #define WSCALAR12 SPHASE(8, SCALAR_COLUMNS); SPHASE(7, SCALAR_COLUMNS)
@@ -492,44 +487,6 @@ DEFINE_PASSES_PLAIN(hybrid, hybrid_passes, BURN_PASSES)
 #define WIDE1_DOUBLEROUND(AFTER_COLUMNS, AFTER_DIAGONALS, m) \
     PASS_DOUBLEROUND(W1PHASE_C, W1PHASE_D, WROW_DIAG, WROW_UNDIAG, AFTER_COLUMNS, \
                      AFTER_DIAGONALS, m)
-
-#define S16_PARAMS(T, s) \
-    T s##0, T s##1, T s##2, T s##3, T s##4, T s##5, T s##6, T s##7, T s##8, \
-    T s##9, T s##10, T s##11, T s##12, T s##13, T s##14, T s##15
-#define S16 s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12, s13, s14, s15
-
-/*
- * out = in ^ the scalar block after its rounds (64 bytes), the feed-forward
- * from sigma, key, block counter ctr and counter[1..3]; words in pairs.
- */
-CHACHA_INLINE void scalar_emit(uint8_t *out, const uint8_t *in,
-                               const uint32_t key[8], const uint32_t counter[4],
-                               uint32_t ctr, S16_PARAMS(uint32_t, s))
-{
-#define SPAIR(i, lo, hi) \
-    do { \
-        uint64_t v_; \
-        memcpy(&v_, in + 8 * (i), 8); \
-        v_ ^= (uint64_t)(lo) | (uint64_t)(hi) << 32; \
-        memcpy(out + 8 * (i), &v_, 8); \
-    } while (0)
-    SPAIR(0, s0 + sigma[0], s1 + sigma[1]);
-    SPAIR(1, s2 + sigma[2], s3 + sigma[3]);
-    SPAIR(2, s4 + key[0], s5 + key[1]);
-    SPAIR(3, s6 + key[2], s7 + key[3]);
-    SPAIR(4, s8 + key[4], s9 + key[5]);
-    SPAIR(5, s10 + key[6], s11 + key[7]);
-    SPAIR(6, s12 + ctr, s13 + counter[1]);
-    SPAIR(7, s14 + counter[2], s15 + counter[3]);
-#undef SPAIR
-}
-
-/* a scalar block's state s0..s15 for block counter c */
-#define SCALAR_INIT(c) \
-    uint32_t s0 = sigma[0], s1 = sigma[1], s2 = sigma[2], s3 = sigma[3]; \
-    uint32_t s4 = key[0], s5 = key[1], s6 = key[2], s7 = key[3]; \
-    uint32_t s8 = key[4], s9 = key[5], s10 = key[6], s11 = key[7]; \
-    uint32_t s12 = (c), s13 = counter[1], s14 = counter[2], s15 = counter[3]
 
 /*
  * The loop of n wide passes with S scalar blocks (bytes 0..64 S of each,

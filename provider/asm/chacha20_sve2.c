@@ -129,10 +129,6 @@ SVE_INLINE void emit_group128(uint8_t *out, const uint8_t *in, svbool_t pb,
 #undef EMIT
 }
 
-static const uint32_t sigma[4] = {
-    0x61707865, 0x3320646e, 0x79622d32, 0x6b206574    /* "expand 32-byte k" */
-};
-
 /*
  * S scalar blocks per pass (1, or 2 in sve2_wide's) beside the vector ones,
  * on the integer pipes the vector rounds leave idle; their steps are
@@ -141,52 +137,8 @@ static const uint32_t sigma[4] = {
  * other, two scalar double rounds a vector one: the 32 words of two at once
  * do not fit in the general registers beside the pointers.
  */
-#define SQUARTER(a, b, c, d) \
-    do { \
-        SSTEP_PREROT(a, b, d, 16); SSTEP_PREROT(c, d, b, 12); \
-        SSTEP_PREROT(a, b, d, 8); SSTEP_PREROT(c, d, b, 7); \
-    } while (0)
-#define SCALAR_COLUMNS \
-    do { \
-        SQUARTER(s0, s4, s8, s12); SQUARTER(s1, s5, s9, s13); \
-        SQUARTER(s2, s6, s10, s14); SQUARTER(s3, s7, s11, s15); \
-    } while (0)
-#define SCALAR_DIAGONALS \
-    do { \
-        SQUARTER(s0, s5, s10, s15); SQUARTER(s1, s6, s11, s12); \
-        SQUARTER(s2, s7, s8, s13); SQUARTER(s3, s4, s9, s14); \
-    } while (0)
-
-/* a scalar block's state for block counter c (key[] read again: see below) */
-#define SCALAR_INIT(c) \
-    do { \
-        s0 = sigma[0]; s1 = sigma[1]; s2 = sigma[2]; s3 = sigma[3]; \
-        s4 = key[0]; s5 = key[1]; s6 = key[2]; s7 = key[3]; \
-        s8 = key[4]; s9 = key[5]; s10 = key[6]; s11 = key[7]; \
-        s12 = (c); s13 = counter[1]; s14 = counter[2]; s15 = counter[3]; \
-    } while (0)
-
-/*
- * dst = src ^ the scalar block of counter c after its rounds: the keystream
- * words, little-endian, xored 16 bytes at a time (a vector register; the
- * words GCC puts on the stack are burnt after the passes)
- */
-#define SCALAR_EMIT(dst, src, c) \
-    do { \
-        const uint32_t w_[16] = { \
-            s0 + sigma[0], s1 + sigma[1], s2 + sigma[2], s3 + sigma[3], \
-            s4 + key[0], s5 + key[1], s6 + key[2], s7 + key[3], \
-            s8 + key[4], s9 + key[5], s10 + key[6], s11 + key[7], \
-            s12 + (c), s13 + counter[1], s14 + counter[2], s15 + counter[3] \
-        }; \
-        const svbool_t p16_ = svwhilelt_b8_u32(0, 16), p4_ = svwhilelt_b32_u32(0, 4); \
-        int q_; \
-        for (q_ = 0; q_ < 4; q_++) { \
-            svuint8_t k_ = svreinterpret_u8_u32(svld1_u32(p4_, w_ + 4 * q_)); \
-            svst1_u8(p16_, (dst) + 16 * q_, \
-                     sveor_u8_x(p16_, svld1_u8(p16_, (src) + 16 * q_), k_)); \
-        } \
-    } while (0)
+#define SCALAR_COLUMNS_ROUND SROUND(SSTEP_PREROT, SCALAR_COLUMNS)
+#define SCALAR_DIAGONALS_ROUND SROUND(SSTEP_PREROT, SCALAR_DIAGONALS)
 
 /*
  * The pass's input words as vectors: v0..v3 sigma, v4..v11 the key, v13..v15
@@ -232,8 +184,8 @@ SVE_INLINE void sve2_pass_loop(uint8_t *out, const uint8_t *in, size_t n,
     const size_t mac_q = PASS_BYTES(S) / 16 / 10, mac_r = PASS_BYTES(S) / 16 % 10;
     const uint32_t k0 = key[0], k1 = key[1], k2 = key[2], k3 = key[3];
     const uint32_t k4 = key[4], k5 = key[5], k6 = key[6], k7 = key[7];
-    const svuint32_t v0 = svdup_n_u32(sigma[0]), v1 = svdup_n_u32(sigma[1]);
-    const svuint32_t v2 = svdup_n_u32(sigma[2]), v3 = svdup_n_u32(sigma[3]);
+    const svuint32_t v0 = svdup_n_u32(CHACHA_SIGMA0), v1 = svdup_n_u32(CHACHA_SIGMA1);
+    const svuint32_t v2 = svdup_n_u32(CHACHA_SIGMA2), v3 = svdup_n_u32(CHACHA_SIGMA3);
     const svuint32_t v4 = svdup_n_u32(k0), v5 = svdup_n_u32(k1);
     const svuint32_t v6 = svdup_n_u32(k2), v7 = svdup_n_u32(k3);
     const svuint32_t v8 = svdup_n_u32(k4), v9 = svdup_n_u32(k5);
@@ -246,8 +198,7 @@ SVE_INLINE void sve2_pass_loop(uint8_t *out, const uint8_t *in, size_t n,
 
     for (; n > 0; n--) {
         SET_INIT(x);
-        uint32_t s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12, s13,
-                 s14, s15;
+        S16_DECL;
         unsigned int h;
         int i;
 
@@ -259,19 +210,19 @@ SVE_INLINE void sve2_pass_loop(uint8_t *out, const uint8_t *in, size_t n,
          * cycles a byte.)
          */
         if (S == 1) {
-            SCALAR_INIT(sctr);
+            SCALAR_SET(sctr);
             for (i = 0; i < 10; i++) {
                 size_t j;
 
                 QROUND4(x0, x4, x8, x12, x1, x5, x9, x13,
                         x2, x6, x10, x14, x3, x7, x11, x15);
-                SCALAR_COLUMNS;
+                SCALAR_COLUMNS_ROUND;
                 if (mac != NULL)
                     for (j = 0; j < (mac_q + ((size_t)i < mac_r) + 1) / 2; j++)
                         MAC_BLOCK(mac);
                 QROUND4(x0, x5, x10, x15, x1, x6, x11, x12,
                         x2, x7, x8, x13, x3, x4, x9, x14);
-                SCALAR_DIAGONALS;
+                SCALAR_DIAGONALS_ROUND;
                 if (mac != NULL)
                     for (j = 0; j < (mac_q + ((size_t)i < mac_r)) / 2; j++)
                         MAC_BLOCK(mac);
@@ -279,19 +230,19 @@ SVE_INLINE void sve2_pass_loop(uint8_t *out, const uint8_t *in, size_t n,
         } else {
 #pragma GCC unroll 2
             for (h = 0; h < 2; h++) {
-                SCALAR_INIT(sctr + h);
+                SCALAR_SET(sctr + h);
                 for (i = 0; i < 5; i++) {
                     QROUND4(x0, x4, x8, x12, x1, x5, x9, x13,
                             x2, x6, x10, x14, x3, x7, x11, x15);
-                    SCALAR_COLUMNS;
-                    SCALAR_DIAGONALS;
+                    SCALAR_COLUMNS_ROUND;
+                    SCALAR_DIAGONALS_ROUND;
                     QROUND4(x0, x5, x10, x15, x1, x6, x11, x12,
                             x2, x7, x8, x13, x3, x4, x9, x14);
-                    SCALAR_COLUMNS;
-                    SCALAR_DIAGONALS;
+                    SCALAR_COLUMNS_ROUND;
+                    SCALAR_DIAGONALS_ROUND;
                 }
                 if (h == 0)
-                    SCALAR_EMIT(out + vbytes, in + vbytes, sctr);
+                    scalar_emit(out + vbytes, in + vbytes, key, counter, sctr, S16);
             }
         }
         /* feed-forward, then the keystream out */
@@ -317,8 +268,8 @@ SVE_INLINE void sve2_pass_loop(uint8_t *out, const uint8_t *in, size_t n,
                       U64(svzip2_u32(x8, x9)), U64(svzip2_u32(x10, x11)),
                       U64(svzip2_u32(x12, x13)), U64(svzip2_u32(x14, x15)));
         }
-        SCALAR_EMIT(out + vbytes + 64 * (S - 1), in + vbytes + 64 * (S - 1),
-                    sctr + S - 1);
+        scalar_emit(out + vbytes + 64 * (S - 1), in + vbytes + 64 * (S - 1), key,
+                    counter, sctr + S - 1, S16);
         sctr += step;
         ctr = svadd_n_u32_x(pg, ctr, step);
         out += PASS_BYTES(S);
@@ -410,9 +361,9 @@ const chacha20_kernel chacha20_sve2_kernel = {
 
 /*
  * sve2_wide: the sve2 passes with two scalar blocks (384 bytes at 128-bit
- * vectors). llvm-mca 19, 16 KiB, cycles a byte: Neoverse V2 0.93 against
- * sve2's 1.07 (its xar on one vector pipe of four is the bound there, and
- * its six integer pipes take the second block), N2 2.05 against 1.23 (four
+ * vectors). llvm-mca 19, 16 KiB, cycles a byte: Neoverse V2 0.89 against
+ * sve2's 1.06 (its xar on one vector pipe of four is the bound there, and
+ * its six integer pipes take the second block), N2 2.00 against 1.22 (four
  * integer pipes, full with one block): auto takes it on V2 and V3 only
  * (ARM_SVE2_WIDE, by MIDR_EL1). The AEAD pairs it as sve2 (sve2-fused).
  */
