@@ -22,14 +22,18 @@ meta() { sed -n "s/^# $1: //p" "$csv" | head -n 1; }
 cpu=$(meta cpu)
 ossl=$(meta openssl)
 lat=$(meta latency)
-# one data file per (mode, pattern): "bytes ratio"
+# one data file per (mode, pattern): "bytes ratio", the ratio the last
+# field: the median of the rounds' ratios where the header ends in
+# ",median" (bytes then fifth from the end), else the ratio of the best
+# MB/s (CSVs before 0.3.0; bytes fourth from the end)
 awk -F, -v dir="$tmp" '
-    /^#/ || NR == 1 { next }
+    NR == 1 { back = $0 ~ /,median$/ ? 4 : 3; next }
+    /^#/ { next }
     { pat = $0; sub(/^[^,]*,"/, "", pat); sub(/",.*$/, "", pat)
       key = $1 SUBSEP pat
       if (!(key in file)) { n[$1]++; file[key] = dir "/" $1 "." n[$1]
                             print pat > (file[key] ".name") }
-      print $(NF - 3), $NF > file[key] }' "$csv"
+      print $(NF - back), $NF > file[key] }' "$csv"
 
 panel() { # panel MODE TITLE [LABEL OF THE 1.0 LINE]
     parity="1.0: same speed as the default provider"

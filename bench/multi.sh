@@ -49,7 +49,7 @@ for a in "chacha20:" "chacha20-poly1305:-aead"; do
     awk -v n="$alg${aead:+ ($aead)}" -v o1="$o1" -v o2="$o2" -v d2="$d2" 'BEGIN {
         printf "%-26s %10.1f %10.1f %12.1f %15.2fx %13.2fx\n", n, o1 / 1000, o2 / 1000, d2 / 1000, o2 / d2, o2 / o1 }'
     [ -z "$csv" ] || awk -v n="$alg${aead:+ $aead}" -v o1="$o1" -v o2="$o2" -v d2="$d2" 'BEGIN {
-        printf "multi-2,\"%s openssl speed -multi 2\",16384,%.1f,%.1f,%.4f\n", n, o2 / 1000, d2 / 1000, o2 / d2
-        printf "multi-scaling,\"%s ours 2 processes / 1\",16384,%.1f,%.1f,%.4f\n", n, o2 / 1000, o1 / 1000, o2 / o1 }' >>"$csv"
+        printf "multi-2,\"%s openssl speed -multi 2\",16384,%.1f,%.1f,%.4f,%.4f\n", n, o2 / 1000, d2 / 1000, o2 / d2, o2 / d2
+        printf "multi-scaling,\"%s ours 2 processes / 1\",16384,%.1f,%.1f,%.4f,%.4f\n", n, o2 / 1000, o1 / 1000, o2 / o1, o2 / o1 }' >>"$csv"
 done
 echo "(2 cores: any other load on the machine takes from the 2-process runs)"
