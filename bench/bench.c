@@ -2,13 +2,14 @@
 /*
  * Side-by-side benchmark: the chacha provider against OpenSSL's default
  * provider, through EVP with identical call patterns, in one process, pinned
- * to one core. Measurements alternate between the two providers and repeat;
- * the MB/s columns are the best sample of each, and the ratio is the median
- * of the rounds' own ratios (ours over the peer's sample just after it), so
- * that a machine whose speed drifts between phases (a VM's neighbours: on a
- * Zen 3 VM the same AEAD record took 0.85 or 1.5 TSC ticks a byte from one
- * second to the next) moves both samples of a round alike and not the
- * ratio; the best of each side could come from different phases.
+ * to one core. Measurements alternate between the two providers and repeat:
+ * the MB/s columns are the best sample of each side, `ratio` is the ratio
+ * of those, and `median` is the median of the rounds' own ratios (ours
+ * over the peer's sample just after it). A machine whose speed drifts
+ * between phases (a VM's neighbours: on a Zen 3 VM the same AEAD record
+ * took 0.85 or 1.5 TSC ticks a byte from one second to the next) moves
+ * both samples of a round alike, and so the median little; the best of
+ * each side can come from different phases.
  *
  *   bench [--quick] [--only chacha20|aead|poly1305|xchacha] [--openssl-avx2]
  *         [--sizes N,N,...] [--csv FILE]
@@ -468,7 +469,7 @@ static void print_header(void)
                 getenv("OPENSSL_ia32cap") ? getenv("OPENSSL_ia32cap") : "(unset)");
     }
     printf("pinned to cpu %d; %d alternating rounds per cell: MB/s the best of"
-           " each side, ratio theirs, median the median of the rounds' own ratios\n",
+           " each side, ratio of those; median of the rounds' own ratios\n",
            sched_getcpu(), quick ? 5 : ROUNDS_MAX);
 }
 

@@ -143,7 +143,9 @@ _Static_assert(offsetof(y256_state, aux) == 34 * 32, "layout");
 /*
  * nb (>= 0) Poly1305 blocks alone, the same asm step as in the fused loop
  * (Zen 3: 0.72 rdtsc ticks/byte, poly1305_r64_blocks() from GCC 12 1.06):
- * the MAC passes that have no ChaCha20 work to pair with.
+ * the short stretches and opening's tail. Sealing's last MAC pass, which
+ * has no ChaCha20 work to pair with either, goes to the AVX2 Poly1305
+ * kernel's blocks() instead (vector lanes from 256 bytes).
  */
 static void poly_blocks(y256_state *st, const uint8_t *p, size_t nb,
                         uint64_t h[3])

@@ -43,7 +43,7 @@
  * the other pair. The pairs are chosen so that the diagonal round starts
  * with the c rows the column round ended with (columns: c0 c1 | c2 c3;
  * diagonals: c2 c3 | c0 c1), so one swap per round. No chain passes
- * through memory: each c row is stored a half-round before it is loaded
+ * through memory: each c row is stored a round before it is loaded
  * again. (Until 0.3.0 one c row stayed in its slot and its quarter-round
  * added straight from memory, which put a store-to-load forwarding, ~7-10
  * cycles on Zen 3, on one chain of every round: on a Zen 3 (AVX2 only, a

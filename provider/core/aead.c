@@ -67,6 +67,7 @@ void chacha_aead_reset(chacha_aead *a)
         chacha_wipe(a->aad_buf, a->aad_buf_len);
     a->aad_buf_len = 0;
     a->aad_len = a->text_len = 0;
+    chacha20_stream_drop_keystream(&a->cs);
     a->phase = CHACHA_AEAD_FRESH;
 }
 
@@ -241,5 +242,6 @@ void chacha_aead_tag(chacha_aead *a, uint8_t tag[CHACHA_AEAD_TAG_LEN])
     chacha_store_le64(lens + 8, a->text_len);
     poly1305_update(&a->mac, lens, sizeof(lens));
     poly1305_final(&a->mac, tag);
+    chacha20_stream_drop_keystream(&a->cs);   /* nothing kept past the tag */
     a->phase = CHACHA_AEAD_DONE;
 }

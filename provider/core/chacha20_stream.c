@@ -154,8 +154,7 @@ static void make_block(chacha20_stream *cs, int ahead)
     counter_add(cs->counter, 1);
     if (ahead) {
         cs->ahead = 1;
-        cs->ahead_ctr[0] = cs->counter[0];
-        cs->ahead_ctr[1] = cs->counter[1];
+        memcpy(cs->ahead_ctr, cs->counter, sizeof(cs->ahead_ctr));
     }
 }
 
@@ -193,8 +192,7 @@ void chacha20_stream_xor(chacha20_stream *cs, uint8_t *out, const uint8_t *in,
     }
     /* on a block boundary: the block made ahead, if it is this one */
     if (cs->ahead) {
-        if (cs->ahead_ctr[0] == cs->counter[0]
-            && cs->ahead_ctr[1] == cs->counter[1]) {
+        if (memcmp(cs->ahead_ctr, cs->counter, sizeof(cs->ahead_ctr)) == 0) {
             n = len < CHACHA_BLOCK_LEN ? len : CHACHA_BLOCK_LEN;
             xor_ks(out, in, cs->ks + CHACHA_BLOCK_LEN, n);
             counter_add(cs->counter, 1);

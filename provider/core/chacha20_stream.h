@@ -28,7 +28,7 @@ typedef struct {
      */
     unsigned int block_just_done;
     unsigned int ahead;
-    uint32_t ahead_ctr[2];
+    uint32_t ahead_ctr[4];
     /*
      * An Update ran since the key or IV was set: the caller goes on in
      * pieces, and a one-block piece makes the next block too if make_ahead
@@ -49,8 +49,9 @@ typedef struct {
     /*
      * Keystream kept between calls: ks[0..63] the partial block (block
      * counter - 1) when ks_valid; ks[64..127] block `counter` itself, not
-     * yet used, when ahead (made ahead for ahead_ctr, the counter it
-     * belongs to: used only while counter[0..1] still equal it).
+     * yet used, when ahead (made ahead for ahead_ctr, the counter and
+     * nonce words it belongs to: used only while counter[] still equals
+     * it; every move of the key, IV or counter drops it anyway).
      */
     uint8_t ks[2 * CHACHA_BLOCK_LEN];
 } chacha20_stream;

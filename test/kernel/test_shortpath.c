@@ -171,7 +171,7 @@ static void stream_suite(const chacha20_kernel *wrapped, const char *kname,
             chacha20_stream_xor(&cs, got, in, 64);
             chacha20_stream_xor(&cs, got + 64, in + 64, 16);   /* may make one ahead */
             check(memcmp(got, want, 80) == 0, kname, sb,
-                  "the IV set again: no block made ahead survives", len);
+                  "the IV set again after pieces: the first 80 bytes again", len);
             /* OpenSSL's key-only re-init mid-block: block 1 starts again */
             chacha20_stream_set_key(&cs, key);
             check(!cs.ahead, kname, sb, "the key set: no block made ahead survives", len);
@@ -184,6 +184,94 @@ static void stream_suite(const chacha20_kernel *wrapped, const char *kname,
             check(memcmp(got, want, len) == 0, kname, sb,
                   "the IV set again after pieces", len);
         }
+        chacha_wipe(&cs, sizeof(cs));
+    }
+}
+
+/*
+ * The reference for a stream whose 32-bit block counter wraps: block by
+ * block on the portable kernel, carrying into counter word 1 as OpenSSL.
+ */
+static void ref_stream(uint8_t *out, const uint8_t *src, size_t len,
+                       const uint32_t key[8], const uint32_t counter[4])
+{
+    uint32_t c[4] = { counter[0], counter[1], counter[2], counter[3] };
+    size_t off;
+
+    for (off = 0; off < len; off += 64) {
+        chacha20_portable_kernel.xor_stream(out + off, src + off,
+                                            len - off < 64 ? len - off : 64, key, c);
+        if (++c[0] == 0)
+            c[1]++;
+    }
+}
+
+/* pieces of 1..80 bytes over len bytes of cs, into got */
+static void stream_pieces(chacha20_stream *cs, size_t from, size_t len)
+{
+    size_t cut, n;
+
+    for (cut = from; cut < len; cut += n) {
+        unsigned int had = cs->ahead;
+
+        n = piece_len();
+        if (n > len - cut)
+            n = len - cut;
+        chacha20_stream_xor(cs, got + cut, in + cut, n);
+        made_ahead += cs->ahead && !had;
+        used_ahead += had && !cs->ahead;
+    }
+}
+
+/*
+ * With a block made ahead forced on (scalar_blocks 0): the stream across the
+ * 32-bit counter wrap (block counter 0xffffffff - 3 .. 0xffffffff), and
+ * XChaCha20's rekey (new key words, chacha20_stream_key_changed()) in the
+ * middle of pieces, where a block made ahead with the old key may wait.
+ */
+static void ahead_suite(const chacha20_kernel *wrapped, const char *kname, int hy)
+{
+    int i;
+
+    for (i = 0; i < 64; i++) {
+        chacha20_stream cs;
+        uint8_t key[32], iv[16], newkey[32];
+        uint32_t ctr[4], nk[8];
+        size_t len = 64 + (size_t)(rng() % 512), cut = (size_t)(rng() % len), j;
+        int w;
+
+        memset(&cs, 0, sizeof(cs));
+        rng_bytes(key, sizeof(key));
+        rng_bytes(iv, sizeof(iv));
+        rng_bytes(in, len);
+        iv[0] = (uint8_t)(0xff - (i & 3));
+        iv[1] = iv[2] = iv[3] = 0xff;
+        for (w = 0; w < 4; w++)
+            ctr[w] = chacha_load_le32(iv + 4 * w);
+        chacha20_stream_set_kernel(&cs, wrapped, 0, hy);
+        cs.make_ahead = 1;
+        chacha20_stream_set_key(&cs, key);
+        chacha20_stream_set_iv(&cs, iv);
+        ref_stream(want, in, len, cs.key, ctr);
+        stream_pieces(&cs, 0, len);
+        check(memcmp(got, want, len) == 0, kname, 0,
+              "pieces across the 32-bit counter wrap, blocks made ahead", len);
+
+        /* the rekey: pieces to cut, new key words, pieces to the end */
+        chacha20_stream_set_iv(&cs, iv);
+        stream_pieces(&cs, 0, cut);
+        rng_bytes(newkey, sizeof(newkey));
+        for (w = 0; w < 8; w++)
+            nk[w] = chacha_load_le32(newkey + 4 * w);
+        memcpy(cs.key, nk, sizeof(nk));
+        chacha20_stream_key_changed(&cs);
+        check(!cs.ahead && !cs.ks_valid, kname, 0,
+              "the key words changed: no kept keystream survives", cut);
+        stream_pieces(&cs, cut, len);
+        ref_stream(want, in, len, nk, ctr);
+        for (j = cut; j < len && got[j] == want[j]; j++)
+            ;
+        check(j == len, kname, 0, "pieces after a rekey run on the new key", cut);
         chacha_wipe(&cs, sizeof(cs));
     }
 }
@@ -223,6 +311,35 @@ static void aead_suite(const chacha20_kernel *wrapped, const char *kname,
         aead_seal(wrapped, sb, hy, key, nonce, aad, len, got, t2);
         check(memcmp(got, want, len) == 0 && memcmp(t1, t2, 16) == 0, kname,
               sb, "AEAD seal", len);
+        if (sb == 0 && len % 61 == 0) {
+            /* the text in pieces, blocks made ahead forced on, as bulk Updates */
+            chacha_aead a;
+            size_t cut, n;
+
+            memset(&a, 0, sizeof(a));
+            chacha_aead_setup(&a, wrapped, &poly1305_portable_kernel, NULL);
+            chacha_aead_set_short_rule(&a, 0, hy);
+            a.cs.make_ahead = 1;
+            chacha_aead_set_key(&a, key);
+            chacha_aead_set_nonce(&a, nonce);
+            chacha_aead_aad(&a, aad, 13);
+            for (cut = 0; cut < len; cut += n) {
+                unsigned int had = a.cs.ahead;
+
+                n = piece_len();
+                if (n > len - cut)
+                    n = len - cut;
+                chacha_aead_text(&a, got + cut, in + cut, n, 1);
+                made_ahead += a.cs.ahead && !had;
+                used_ahead += had && !a.cs.ahead;
+            }
+            chacha_aead_tag(&a, t2);
+            check(memcmp(got, want, len) == 0 && memcmp(t1, t2, 16) == 0, kname,
+                  sb, "AEAD seal in pieces, blocks made ahead", len);
+            check(!a.cs.ahead && !a.cs.ks_valid, kname, sb,
+                  "no keystream kept past the AEAD tag", len);
+            chacha_wipe(&a, sizeof(a));
+        }
     }
 }
 
@@ -270,6 +387,8 @@ static void run_kernel(const chacha20_kernel *k, const char *how)
             aead_suite(&wrapped, k->name, sb, hy);
             xchacha_suite(&wrapped, k->name, sb, hy);
         }
+    for (hy = 0; hy <= 1; hy++)
+        ahead_suite(&wrapped, k->name, hy);
     check(made_ahead > 0 && used_ahead > 0, k->name, 0,
           "blocks made ahead and used in the many-pieces runs", 0);
     printf("run: kernel %s (%s%s), scalar_blocks 0..%d, hybrid off/on, lengths 0..%d:"
