@@ -15,8 +15,9 @@
  *         [--sizes N,N,...] [--csv FILE]
  *
  * --csv FILE appends one row per cell (mode,pattern,bytes,ours_mbs,
- * default_mbs,ratio,median: ratio of the best MB/s, median of the rounds') and, when FILE is empty, a header; bench/chart.sh
- * draws the chart from it. Every fetch is checked to come from the
+ * default_mbs,ratio,median: the ratio of the best MB/s, the median of the
+ * rounds' ratios) and, when FILE is empty, a header; bench/chart.sh draws
+ * the chart from it. Every fetch is checked to come from the
  * provider it names, so "ours" is always this provider.
  *
  * --openssl-avx2 re-runs itself with OPENSSL_ia32cap masking OpenSSL's
@@ -262,6 +263,7 @@ static int cmp_double(const void *a, const void *b)
 }
 
 #define ROUNDS_MAX 25
+#define ROUNDS (quick ? 5 : ROUNDS_MAX)     /* rounds a cell */
 
 /*
  * Ours (a) against a peer (b), per message size, alternating: the best MB/s
@@ -270,7 +272,7 @@ static int cmp_double(const void *a, const void *b)
 static void compare(const char *title, const char *peer, int enc, side a, side b)
 {
     size_t i;
-    int r, rounds = quick ? 5 : ROUNDS_MAX;
+    int r, rounds = ROUNDS;
     double target = quick ? 0.01 : 0.01;
 
     printf("\n%s\n", title);
@@ -470,7 +472,7 @@ static void print_header(void)
     }
     printf("pinned to cpu %d; %d alternating rounds per cell: MB/s the best of"
            " each side, ratio of those; median of the rounds' own ratios\n",
-           sched_getcpu(), quick ? 5 : ROUNDS_MAX);
+           sched_getcpu(), ROUNDS);
 }
 
 int main(int argc, char **argv)

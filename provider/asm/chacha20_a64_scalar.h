@@ -43,7 +43,6 @@
                 : "=r"(d) : "r"(rd_), "r"(a), "i"(32 - (n))); \
     } while (0)
 
-
 /* a scalar block's sixteen words */
 #define S16 s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12, s13, s14, s15
 #define S16_PARAMS(T, s) \
@@ -51,7 +50,7 @@
     T s##9, T s##10, T s##11, T s##12, T s##13, T s##14, T s##15
 #define S16_DECL uint32_t S16
 
-/* its state for block counter c (sigma, key[], c, counter[1..3] in scope) */
+/* its state for block counter c (key[] and counter[] in scope) */
 #define SCALAR_SET(c) \
     do { \
         s0 = CHACHA_SIGMA0; s1 = CHACHA_SIGMA1; s2 = CHACHA_SIGMA2; s3 = CHACHA_SIGMA3; \

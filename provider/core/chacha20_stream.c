@@ -223,25 +223,20 @@ void chacha20_stream_xor(chacha20_stream *cs, uint8_t *out, const uint8_t *in,
     ahead = cs->make_ahead && continued && !used_ahead
             && len <= CHACHA_BLOCK_LEN && cs->counter[0] != 0xffffffff;
     tail = len & 63;
-    if (len < CHACHA_BLOCK_LEN) {
+    if (len < CHACHA_BLOCK_LEN || ahead) {
         /*
          * Less than a block from a block boundary: keep the block's keystream,
          * so a caller streaming small pieces (`openssl speed`, 16-byte
          * updates) makes each block once. It costs one block either way.
+         * Or exactly one block with the next made ahead: nothing of this
+         * one is kept.
          */
         make_block(cs, ahead);
         xor_ks(out, in, cs->ks, len);
-        cs->partial = (unsigned int)len;
-        cs->ks_valid = 1;
-        return;
-    }
-    if (ahead) {
-        /* exactly one block, and the next one made ahead */
-        make_block(cs, 1);
-        xor_ks(out, in, cs->ks, CHACHA_BLOCK_LEN);
-        chacha_wipe(cs->ks, CHACHA_BLOCK_LEN);
-        cs->partial = 0;
-        cs->ks_valid = 0;
+        cs->partial = (unsigned int)tail;
+        cs->ks_valid = tail != 0;
+        if (tail == 0)
+            chacha_wipe(cs->ks, CHACHA_BLOCK_LEN);
         return;
     }
     if (!streaming || tail == 0) {
