@@ -115,6 +115,13 @@ int chacha_get_fixed_length(OSSL_PARAM *p, size_t ivlen)
         value = CHACHA_KEY_LEN;
     else
         return -1;
+    /* OSSL_PARAM_set_size_t()'s own case inline: EVP asks for "ivlen" at every init */
+    if (p->data_type == OSSL_PARAM_UNSIGNED_INTEGER && p->data != NULL
+        && p->data_size == sizeof(size_t)) {
+        memcpy(p->data, &value, sizeof(value));
+        p->return_size = sizeof(value);
+        return 1;
+    }
     if (!OSSL_PARAM_set_size_t(p, value)) {
         ERR_raise(ERR_LIB_PROV, PROV_R_FAILED_TO_SET_PARAMETER);
         return 0;
