@@ -122,7 +122,7 @@ static size_t start_with_text(chacha_aead *a, uint8_t *out, const uint8_t *in,
 
     len = head_len(a->cs.kernel, len);
     memset(buf, 0, CHACHA_BLOCK_LEN);
-    memcpy(buf + CHACHA_BLOCK_LEN, in, len);
+    chacha_copy(buf + CHACHA_BLOCK_LEN, in, len);
     set_counter(a, 0);
     chacha20_stream_kernel_xor(&a->cs, buf, buf, CHACHA_BLOCK_LEN + len, a->cs.counter);
     a->cs.counter[0] = 1 + (uint32_t)((len + CHACHA_BLOCK_LEN - 1) / CHACHA_BLOCK_LEN);
@@ -133,7 +133,7 @@ static size_t start_with_text(chacha_aead *a, uint8_t *out, const uint8_t *in,
     /* the MAC reads the ciphertext: ours when sealing, the input when opening */
     if (mac_head)
         poly1305_update(&a->mac, enc ? buf + CHACHA_BLOCK_LEN : in, len);
-    memcpy(out, buf + CHACHA_BLOCK_LEN, len);
+    chacha_copy(out, buf + CHACHA_BLOCK_LEN, len);
     chacha_wipe(buf, CHACHA_BLOCK_LEN + len);
     return len;
 }
