@@ -69,7 +69,7 @@ size_t xor_8x(uint8_t *out, const uint8_t *in, size_t len,
     y256_state *p = &st;
     uint32_t ctr = counter[0];
     size_t nine;
-    int i;
+    int i, rows_out;
 
     y256_setup(p, key, counter);
     if (ninth) {
@@ -85,6 +85,7 @@ size_t xor_8x(uint8_t *out, const uint8_t *in, size_t len,
     }
 
     nine = ninth ? nine_block_passes(len / CHACHA_BLOCK_LEN) : 0;
+    rows_out = nine > 0;   /* the nine-block passes store their rows */
     for (; nine > 0; nine--) {
         st.sin[12] = ctr + 8;
         y256_vrounds(p, 1);
@@ -97,12 +98,13 @@ size_t xor_8x(uint8_t *out, const uint8_t *in, size_t len,
         out += CHACHA_BLOCKS(9);
     }
     while (len > CHACHA_BLOCKS(6)) {
-        y256_vrounds(p, 0);
         if (len >= CHACHA_BLOCKS(8)) {
-            emit8(out, in, p);
+            y256_rounds_emit(p, out, in);
         } else {
+            y256_vrounds(p, 0);
             emit8_ks(ks, p);
             ct_xor_tail_wipe(out, in, ks, sizeof(ks), len);
+            rows_out = 1;
         }
         st.in[12] = _mm256_add_epi32(st.in[12], _mm256_set1_epi32(8));
         ctr += 8;
@@ -110,9 +112,15 @@ size_t xor_8x(uint8_t *out, const uint8_t *in, size_t len,
         in += CHACHA_BLOCKS(8);
         out += CHACHA_BLOCKS(8);
     }
-    /* the key words and the round outputs: nothing key-derived stays behind */
+    /*
+     * The key words and the round outputs: nothing key-derived stays
+     * behind. Full passes leave only the c rows' swap slots (out[8..11]).
+     */
     chacha_wipe(&st.in[4], 8 * sizeof(st.in[4]));
-    chacha_wipe(st.out, sizeof(st.out));
+    if (rows_out)
+        chacha_wipe(st.out, sizeof(st.out));
+    else
+        chacha_wipe(&st.out[8], 4 * sizeof(st.out[8]));
     if (ninth)
         chacha_wipe(st.sin, sizeof(st.sin) + sizeof(st.sx));
     return total - len;

@@ -25,6 +25,11 @@ static const __m256i rot_masks[2] = {
 #define CTA_FN y256_rounds_asm
 #define CTA_WIDTH CHACHA_BLOCKS(4)
 #include "chacha20_x86_rounds.h"
+/* the same rounds with the output written from the registers (full passes) */
+#define CTA_FN y256_rounds_emit
+#define CTA_WIDTH CHACHA_BLOCKS(4)
+#define CTA_EMIT8 1
+#include "chacha20_x86_rounds.h"
 #define CTA_FN y256_rounds_asm_ninth
 #define CTA_WIDTH CHACHA_BLOCKS(4)
 #define CTA_NINTH_BLOCK 1

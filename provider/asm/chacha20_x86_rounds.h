@@ -13,6 +13,12 @@
  *   CTA_FN            the function's name (required)
  *   CTA_WIDTH         128 (legacy SSE encoding, xmm) or 256 (VEX, ymm)
  *                     (required)
+ *   CTA_EMIT8         optional (256 only, not with CTA_NINTH_BLOCK), 1:
+ *                     instead of storing the rows to out[], the function
+ *                     takes (dst, src) and writes the eight blocks' 512
+ *                     bytes, src ^ (rows + in), from the registers (see
+ *                     CTA_EMIT8_SEQ); out[] then holds only the c rows'
+ *                     swap slots 8..11
  *   CTA_NINTH_BLOCK   optional, 1: one more block on the general purpose
  *                     registers, sin[16] -> sx[16], interleaved with the
  *                     vector rounds (its quarter rounds fill the four
@@ -170,13 +176,66 @@
     loop \
     "decl " CTA_NCTR "\n\t" \
     "jnz 1b\n\t" \
+    CTA_FINAL \
+    fini
+/* the rows to out[] (c2 and c3 are in their slots already) */
+#define CTA_STORE_ROWS \
     CTA_STORE(CTA_A0, 0) CTA_STORE(CTA_A1, 1) CTA_STORE(CTA_A2, 2) \
     CTA_STORE(CTA_A3, 3) CTA_STORE(CTA_B0, 4) CTA_STORE(CTA_B1, 5) \
     CTA_STORE(CTA_B2, 6) CTA_STORE(CTA_B3, 7) CTA_STORE(CTA_CA, 8) \
     CTA_STORE(CTA_CB, 9) \
     CTA_STORE(CTA_D0, 12) CTA_STORE(CTA_D1, 13) CTA_STORE(CTA_D2, 14) \
-    CTA_STORE(CTA_D3, 15) \
-    fini
+    CTA_STORE(CTA_D3, 15)
+
+/*
+ * CTA_EMIT8 (ymm): the rows from the registers to dst, without a trip
+ * through out[] (16 stores, 16 loads and a 512-byte wipe a pass: ~3% of a
+ * 512-byte call on Zen 3). Row i of the vertical state holds word i of
+ * blocks 0..7, block 4L + j in lane j of 128-bit lane L.
+ * CTA_T4(w0, w1, w2, w3, t, u): add in[] (rows i0..i3), then the 4x4
+ * transpose inside each 128-bit lane through temporaries t and u; the
+ * group's words of block j (lane 0) and j + 4 (lane 1) end in w0, t, w2,
+ * w3 for j = 0..3, and w1, u are free.
+ * CTA_E2(r, q, x, off): r and q hold words 4g..4g+3 and 4g+4..4g+7 of
+ * blocks j and j + 4: their 32 bytes at off and off + 256, xored with
+ * src, through x (q is overwritten).
+ */
+#define CTA_FF(r, i) "vpaddd " #i "*32(%[st]), " r ", " r "\n\t"
+#define CTA_T4(w0, w1, w2, w3, i0, i1, i2, i3, t, u) \
+    CTA_FF(w0, i0) CTA_FF(w1, i1) CTA_FF(w2, i2) CTA_FF(w3, i3) \
+    "vpunpckldq " w1 ", " w0 ", " t "\n\t" \
+    "vpunpckhdq " w1 ", " w0 ", " w1 "\n\t" \
+    "vpunpckldq " w3 ", " w2 ", " u "\n\t" \
+    "vpunpckhdq " w3 ", " w2 ", " w3 "\n\t" \
+    "vpunpcklqdq " u ", " t ", " w0 "\n\t" \
+    "vpunpckhqdq " u ", " t ", " t "\n\t" \
+    "vpunpcklqdq " w3 ", " w1 ", " w2 "\n\t" \
+    "vpunpckhqdq " w3 ", " w1 ", " w3 "\n\t"
+#define CTA_E2(r, q, x, off) \
+    "vperm2i128 $0x20, " q ", " r ", " x "\n\t" \
+    "vperm2i128 $0x31, " q ", " r ", " q "\n\t" \
+    "vpxor " #off "(%[src]), " x ", " x "\n\t" \
+    "vmovdqu " x ", " #off "(%[dst])\n\t" \
+    "vpxor 256+" #off "(%[src]), " q ", " q "\n\t" \
+    "vmovdqu " q ", 256+" #off "(%[dst])\n\t"
+/*
+ * Rows 0-3 and 4-7 (bytes 0..31 of each block), then 8-11 (CA, CB and the
+ * slots of rows 10 and 11) and 12-15 (bytes 32..63).
+ */
+#define CTA_EMIT8_SEQ \
+    CTA_T4(CTA_A0, CTA_A1, CTA_A2, CTA_A3, 0, 1, 2, 3, CTA_T, CTA_T1) \
+    CTA_T4(CTA_B0, CTA_B1, CTA_B2, CTA_B3, 4, 5, 6, 7, CTA_A1, CTA_T1) \
+    CTA_E2(CTA_A0, CTA_B0, CTA_B1, 0) \
+    CTA_E2(CTA_T, CTA_A1, CTA_B1, 64) \
+    CTA_E2(CTA_A2, CTA_B2, CTA_B1, 128) \
+    CTA_E2(CTA_A3, CTA_B3, CTA_B1, 192) \
+    CTA_LOAD_SLOT(CTA_A0, 10) CTA_LOAD_SLOT(CTA_A1, 11) \
+    CTA_T4(CTA_CA, CTA_CB, CTA_A0, CTA_A1, 8, 9, 10, 11, CTA_A2, CTA_A3) \
+    CTA_T4(CTA_D0, CTA_D1, CTA_D2, CTA_D3, 12, 13, 14, 15, CTA_B0, CTA_B1) \
+    CTA_E2(CTA_CA, CTA_D0, CTA_D1, 32) \
+    CTA_E2(CTA_A2, CTA_B0, CTA_D1, 96) \
+    CTA_E2(CTA_A0, CTA_D2, CTA_D1, 160) \
+    CTA_E2(CTA_A1, CTA_D3, CTA_D1, 224)
 
 /*
  * The ninth block's words: a0..a3 eax ebx ecx edx, b0..b3 esi edi r8d r9d,
@@ -257,6 +316,20 @@
 # error "chacha20_x86_rounds.h: CTA_WIDTH is 128 or 256"
 #endif
 
+#if defined(CTA_EMIT8) && CTA_EMIT8
+# if CTA_WIDTH != 256 || (defined(CTA_NINTH_BLOCK) && CTA_NINTH_BLOCK) || \
+     defined(CTA_PARAMS) || defined(CTA_INPUTS)
+#  error "chacha20_x86_rounds.h: CTA_EMIT8 is for the plain 256-bit rounds"
+# endif
+# define CTA_FINAL CTA_EMIT8_SEQ
+# define CTA_PARAMS , uint8_t *dst, const uint8_t *src
+# define CTA_INPUTS , [dst] "r"(dst), [src] "r"(src)
+#else
+# define CTA_FINAL CTA_STORE_ROWS
+#endif
+#ifndef CTA_INPUTS
+# define CTA_INPUTS
+#endif
 #if defined(CTA_NINTH_BLOCK) && CTA_NINTH_BLOCK
 # if defined(CTA_HOOK_INIT) || defined(CTA_HOOK_FINI) || \
      defined(CTA_HOOK_COLS) || defined(CTA_HOOK_DIAGS) || defined(CTA_CLOBBERS)
@@ -306,7 +379,7 @@ void CTA_FN(void *st CTA_PARAMS)
     __asm__ volatile(CTA_VROUNDS(CTA_HOOK_INIT, CTA_HOOK_LOOP, CTA_HOOK_FINI,
                                  CTA_HOOK_COLS, CTA_HOOK_DIAGS)
                      : CTA_OUTPUTS
-                     : [st] "r"(st)
+                     : [st] "r"(st) CTA_INPUTS
                      : CTA_CLOBBERS CTA_VEC_CLOBBERS, "cc", "memory");
     CTA_END
 }
@@ -314,6 +387,9 @@ void CTA_FN(void *st CTA_PARAMS)
 #undef CTA_FN
 #undef CTA_WIDTH
 #undef CTA_NINTH_BLOCK
+#undef CTA_EMIT8
+#undef CTA_FINAL
+#undef CTA_INPUTS
 #undef CTA_HOOK_INIT
 #undef CTA_HOOK_LOOP
 #undef CTA_HOOK_FINI

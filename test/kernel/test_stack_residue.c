@@ -113,6 +113,51 @@ typedef struct {
     int poly;
 } secrets;
 
+/*
+ * The rounds' output before the feed-forward (keystream word minus input
+ * word), as a kernel's round rows hold it: four words of one block (a
+ * horizontal row) or word i of four blocks 4m..4m+3 (a vertical row, one
+ * 128-bit lane of it; passes start at multiples of 4 blocks). The last
+ * rows of a pass are what a kernel parks in its state block (the AVX2 8x
+ * pass's c rows in their swap slots).
+ */
+static int round_rows_found(const secrets *s)
+{
+    static const uint32_t sigma[4] = { 0x61707865, 0x3320646e, 0x79622d32,
+                                       0x6b206574 };
+    static uint32_t x[64][16];
+    uint32_t in[16], w[4];
+    size_t nb = s->kslen / 64, b, i, j;
+
+    if (nb > 64)
+        nb = 64;       /* the first 4 KiB: every pass shape, in bounded time */
+    for (b = 0; b < nb; b++) {
+        memcpy(in, sigma, sizeof(sigma));
+        memcpy(in + 4, s->kw, sizeof(s->kw));
+        in[12] = 1 + (uint32_t)b;       /* run_chacha's counter { 1, 2, 3, 4 } */
+        in[13] = 2;
+        in[14] = 3;
+        in[15] = 4;
+        for (i = 0; i < 16; i++) {
+            uint32_t k;
+
+            memcpy(&k, s->ks + 64 * b + 4 * i, 4);
+            x[b][i] = k - in[i];
+        }
+        for (i = 0; i < 16; i += 4)
+            if (find(&x[b][i], 16) >= 0)
+                return 1;
+    }
+    for (b = 0; b + 4 <= nb; b += 4)
+        for (i = 0; i < 16; i++) {
+            for (j = 0; j < 4; j++)
+                w[j] = x[b + j][i];
+            if (find(w, 16) >= 0)
+                return 1;
+        }
+    return 0;
+}
+
 static const char *leaked(const secrets *s)
 {
     uint32_t b32[16];
@@ -131,6 +176,8 @@ static const char *leaked(const secrets *s)
         for (i = 0; i + 16 <= s->kslen; i += 16)
             if (find(s->ks + i, 16) >= 0)
                 return "16 bytes of keystream";
+        if (round_rows_found(s))
+            return "a row of the rounds' output (before the feed-forward)";
         return NULL;
     }
     if (find(s->rs, 16) >= 0)
