@@ -118,12 +118,21 @@ _Static_assert(offsetof(y256_state, aux) == 34 * 32, "layout");
     [t4] "=&r"(t4), [t5] "=&r"(t5), [m0] "=&r"(m0), [m1] "=&r"(m1)
 
 /*
- * Rounds of eight blocks (st->in to st->out) and 32 Poly1305 blocks from p:
- * three per double round (30) in the rounds' 24 hooks, the last two after
- * the loop. A block is eight pieces (PL rides with PC).
+ * Rounds of eight blocks, written to dst xored with src from the registers
+ * (CTA_EMIT8, after the last Poly1305 blocks, which may read src when
+ * opening in place; the pointers come from aux[4], aux[5] into two Poly1305
+ * temporaries, free by then), and 32 Poly1305
+ * blocks from p: three per double round (30) in the rounds' 24 hooks, the
+ * last two after the loop. A block is eight pieces (PL rides with PC).
  */
+#define KDST "34*32+32(%[st])"
+#define KSRC "34*32+40(%[st])"
 #define CTA_FN fused_rounds
 #define CTA_WIDTH CHACHA_BLOCKS(4)
+#define CTA_EMIT8 1
+#define CTA_EMIT_DST "%[t0]"
+#define CTA_EMIT_SRC "%[t1]"
+#define CTA_EMIT_LOAD "movq " KDST ", %[t0]\n\t" "movq " KSRC ", %[t1]\n\t"
 #define CTA_PARAMS , const uint8_t *p, uint64_t h[3]
 #define CTA_BEGIN \
     uint64_t h0 = h[0], h1 = h[1], h2 = h[2]; \
@@ -188,8 +197,9 @@ CHACHA_INLINE
 void fused_pass(uint8_t *out, const uint8_t *in, const uint8_t *p,
                 y256_state *st, uint64_t h[3])
 {
+    st->aux[4] = (uint64_t)(uintptr_t)out;
+    st->aux[5] = (uint64_t)(uintptr_t)in;
     fused_rounds(st, p, h);
-    emit8(out, in, st);
     st->in[12] = _mm256_add_epi32(st->in[12], _mm256_set1_epi32(8));
 }
 
@@ -252,11 +262,16 @@ static void xor_mac_avx2(uint8_t *out, const uint8_t *in, size_t len,
     mac->h[0] = h[0];
     mac->h[1] = h[1];
     mac->h[2] = h[2];
-    /* no key, keystream or r left on the stack */
-    if (nfull == 0)
-        chacha_wipe(st.aux, 4 * sizeof(st.aux[0]));
-    else
-        chacha_wipe(&st, sizeof(st));
+    /*
+     * No key, keystream or r left on the stack: the passes write their
+     * output from registers, so of st only the key rows, the c rows' swap
+     * slots and aux[] (r, the pointers) hold anything secret.
+     */
+    if (nfull != 0) {
+        chacha_wipe(&st.in[4], 8 * sizeof(st.in[4]));
+        chacha_wipe(&st.out[8], 4 * sizeof(st.out[8]));
+    }
+    chacha_wipe(st.aux, sizeof(st.aux));
 }
 
 /*

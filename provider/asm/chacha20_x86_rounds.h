@@ -14,11 +14,16 @@
  *   CTA_WIDTH         128 (legacy SSE encoding, xmm) or 256 (VEX, ymm)
  *                     (required)
  *   CTA_EMIT8         optional (256 only, not with CTA_NINTH_BLOCK), 1:
- *                     instead of storing the rows to out[], the function
- *                     takes (dst, src) and writes the eight blocks' 512
- *                     bytes, src ^ (rows + in), from the registers (see
- *                     CTA_EMIT8_SEQ); out[] then holds only the c rows'
- *                     swap slots 8..11
+ *                     instead of storing the rows to out[], write the
+ *                     eight blocks' 512 bytes, src ^ (rows + in), from the
+ *                     registers (see CTA_EMIT8_SEQ), after CTA_HOOK_FINI
+ *                     (whose code may still read src: the fused AEAD's
+ *                     MAC opening in place);
+ *                     out[] then holds only the c rows' swap slots 8..11.
+ *                     The function takes (dst, src) after st, unless the
+ *                     includer names two registers free at that point that
+ *                     hold them, CTA_EMIT_DST and CTA_EMIT_SRC (asm
+ *                     operands), loaded by CTA_EMIT_LOAD (asm, optional)
  *   CTA_NINTH_BLOCK   optional, 1: one more block on the general purpose
  *                     registers, sin[16] -> sx[16], interleaved with the
  *                     vector rounds (its quarter rounds fill the four
@@ -177,7 +182,8 @@
     "decl " CTA_NCTR "\n\t" \
     "jnz 1b\n\t" \
     CTA_FINAL \
-    fini
+    fini \
+    CTA_FINAL_AFTER
 /* the rows to out[] (c2 and c3 are in their slots already) */
 #define CTA_STORE_ROWS \
     CTA_STORE(CTA_A0, 0) CTA_STORE(CTA_A1, 1) CTA_STORE(CTA_A2, 2) \
@@ -214,15 +220,16 @@
 #define CTA_E2(r, q, x, off) \
     "vperm2i128 $0x20, " q ", " r ", " x "\n\t" \
     "vperm2i128 $0x31, " q ", " r ", " q "\n\t" \
-    "vpxor " #off "(%[src]), " x ", " x "\n\t" \
-    "vmovdqu " x ", " #off "(%[dst])\n\t" \
-    "vpxor 256+" #off "(%[src]), " q ", " q "\n\t" \
-    "vmovdqu " q ", 256+" #off "(%[dst])\n\t"
+    "vpxor " #off "(" CTA_EMIT_SRC "), " x ", " x "\n\t" \
+    "vmovdqu " x ", " #off "(" CTA_EMIT_DST ")\n\t" \
+    "vpxor 256+" #off "(" CTA_EMIT_SRC "), " q ", " q "\n\t" \
+    "vmovdqu " q ", 256+" #off "(" CTA_EMIT_DST ")\n\t"
 /*
  * Rows 0-3 and 4-7 (bytes 0..31 of each block), then 8-11 (CA, CB and the
  * slots of rows 10 and 11) and 12-15 (bytes 32..63).
  */
 #define CTA_EMIT8_SEQ \
+    CTA_EMIT_LOAD \
     CTA_T4(CTA_A0, CTA_A1, CTA_A2, CTA_A3, 0, 1, 2, 3, CTA_T, CTA_T1) \
     CTA_T4(CTA_B0, CTA_B1, CTA_B2, CTA_B3, 4, 5, 6, 7, CTA_A1, CTA_T1) \
     CTA_E2(CTA_A0, CTA_B0, CTA_B1, 0) \
@@ -317,15 +324,26 @@
 #endif
 
 #if defined(CTA_EMIT8) && CTA_EMIT8
-# if CTA_WIDTH != 256 || (defined(CTA_NINTH_BLOCK) && CTA_NINTH_BLOCK) || \
-     defined(CTA_PARAMS) || defined(CTA_INPUTS)
-#  error "chacha20_x86_rounds.h: CTA_EMIT8 is for the plain 256-bit rounds"
+# if CTA_WIDTH != 256 || (defined(CTA_NINTH_BLOCK) && CTA_NINTH_BLOCK)
+#  error "chacha20_x86_rounds.h: CTA_EMIT8 is for the 256-bit vector rounds"
 # endif
-# define CTA_FINAL CTA_EMIT8_SEQ
-# define CTA_PARAMS , uint8_t *dst, const uint8_t *src
-# define CTA_INPUTS , [dst] "r"(dst), [src] "r"(src)
+# define CTA_FINAL
+# define CTA_FINAL_AFTER CTA_EMIT8_SEQ
+# ifndef CTA_EMIT_DST
+#  if defined(CTA_PARAMS) || defined(CTA_INPUTS)
+#   error "chacha20_x86_rounds.h: with CTA_PARAMS, name CTA_EMIT_DST/SRC"
+#  endif
+#  define CTA_EMIT_DST "%[dst]"
+#  define CTA_EMIT_SRC "%[src]"
+#  define CTA_PARAMS , uint8_t *dst, const uint8_t *src
+#  define CTA_INPUTS , [dst] "r"(dst), [src] "r"(src)
+# endif
+# ifndef CTA_EMIT_LOAD
+#  define CTA_EMIT_LOAD
+# endif
 #else
 # define CTA_FINAL CTA_STORE_ROWS
+# define CTA_FINAL_AFTER
 #endif
 #ifndef CTA_INPUTS
 # define CTA_INPUTS
@@ -388,7 +406,11 @@ void CTA_FN(void *st CTA_PARAMS)
 #undef CTA_WIDTH
 #undef CTA_NINTH_BLOCK
 #undef CTA_EMIT8
+#undef CTA_EMIT_DST
+#undef CTA_EMIT_SRC
+#undef CTA_EMIT_LOAD
 #undef CTA_FINAL
+#undef CTA_FINAL_AFTER
 #undef CTA_INPUTS
 #undef CTA_HOOK_INIT
 #undef CTA_HOOK_LOOP
