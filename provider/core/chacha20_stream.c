@@ -158,8 +158,8 @@ static void make_block(chacha20_stream *cs, int ahead)
     }
 }
 
-void chacha20_stream_xor(chacha20_stream *cs, uint8_t *out, const uint8_t *in,
-                         size_t len)
+void chacha20_stream_xor_general(chacha20_stream *cs, uint8_t *out,
+                                 const uint8_t *in, size_t len)
 {
     size_t n, tail;
     int streaming = 0, ahead, used_ahead = 0;

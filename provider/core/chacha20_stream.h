@@ -91,7 +91,44 @@ static inline void chacha20_stream_drop_keystream(chacha20_stream *cs)
     cs->ahead = 0;
     cs->continued = 0;
 }
-void chacha20_stream_xor(chacha20_stream *cs, uint8_t *out, const uint8_t *in,
-                         size_t len);
+/* Any length from anywhere in the stream (below: the inline common case first). */
+void chacha20_stream_xor_general(chacha20_stream *cs, uint8_t *out,
+                                 const uint8_t *in, size_t len);
+
+/*
+ * The common case inline: whole blocks from a block boundary with nothing
+ * kept (no partial block, no block made ahead, none to make: a one-block
+ * call of a stream that goes on may make one), for the vector kernel, no
+ * 32-bit counter wrap inside. One kernel call, without the general path's
+ * calls and state tests, which cost a 512-byte Update ~5% (1 KiB ~4%,
+ * Zen 3, bench/ab). Returns 0 having done nothing otherwise.
+ */
+static inline int chacha20_stream_xor_whole(chacha20_stream *cs, uint8_t *out,
+                                            const uint8_t *in, size_t len)
+{
+    uint64_t blocks = len / CHACHA_BLOCK_LEN, c;
+
+    if (len == 0 || (len & 63) != 0 || cs->partial != 0 || cs->ahead
+        || len <= cs->scalar_max
+        || blocks > ((uint64_t)1 << 32) - cs->counter[0]
+        || (len == CHACHA_BLOCK_LEN && cs->make_ahead && cs->continued))
+        return 0;
+    cs->vector_xor(out, in, len, cs->key, cs->counter);
+    c = (uint64_t)cs->counter[0] + blocks;
+    cs->counter[0] = (uint32_t)c;
+    cs->counter[1] += (uint32_t)(c >> 32);     /* OpenSSL's carry */
+    cs->continued = 1;
+    cs->block_just_done = 0;
+    cs->ks_valid = 0;
+    return 1;
+}
+
+/* out = in ^ the next len bytes of keystream */
+static inline void chacha20_stream_xor(chacha20_stream *cs, uint8_t *out,
+                                       const uint8_t *in, size_t len)
+{
+    if (!chacha20_stream_xor_whole(cs, out, in, len))
+        chacha20_stream_xor_general(cs, out, in, len);
+}
 
 #endif

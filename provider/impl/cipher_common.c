@@ -149,28 +149,6 @@ int chacha_set_octets(OSSL_PARAM *p, const void *data, size_t len)
     return 0;
 }
 
-int chacha_stream_update(chacha20_stream *cs, unsigned char *out, size_t *outl,
-                         size_t outsize, const unsigned char *in, size_t inl)
-{
-    if (!chacha_check_input_length(inl))
-        return 0;
-    if (inl == 0) {
-        *outl = 0;
-        return 1;
-    }
-    if (outsize < inl) {
-        ERR_raise(ERR_LIB_PROV, PROV_R_OUTPUT_BUFFER_TOO_SMALL);
-        return 0;
-    }
-    if (out == NULL || in == NULL) {
-        ERR_raise(ERR_LIB_PROV, PROV_R_CIPHER_OPERATION_FAILED);
-        return 0;
-    }
-    chacha20_stream_xor(cs, out, in, inl);
-    *outl = inl;
-    return 1;
-}
-
 int chacha_check_iv_tail(const CHACHA_PROV_CTX *pctx, const unsigned char *key,
                          const unsigned char *iv, size_t ivlen)
 {
