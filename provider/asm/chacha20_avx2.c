@@ -68,10 +68,16 @@ size_t xor_8x(uint8_t *out, const uint8_t *in, size_t len,
     _Alignas(32) uint8_t ks[CHACHA_BLOCKS(8)];
     y256_state *p = &st;
     uint32_t ctr = counter[0];
-    size_t nine;
-    int i, rows_out;
+    size_t nine = ninth ? nine_block_passes(len / CHACHA_BLOCK_LEN) : 0;
+    /*
+     * A pass that stores its rows: nine blocks, or a partial last pass of
+     * eight (more than 384 bytes left after the whole passes).
+     */
+    int i, rows_out = nine > 0
+        || (len - nine * CHACHA_BLOCKS(9)) % CHACHA_BLOCKS(8) > CHACHA_BLOCKS(6);
 
-    y256_setup(p, key, counter);
+    /* only such passes read the key rows from st.in[] */
+    y256_setup(p, rows_out ? key : NULL, counter);
     if (ninth) {
         st.sin[0] = CHACHA_SIGMA0;
         st.sin[1] = CHACHA_SIGMA1;
@@ -84,8 +90,6 @@ size_t xor_8x(uint8_t *out, const uint8_t *in, size_t len,
         st.sin[15] = counter[3];
     }
 
-    nine = ninth ? nine_block_passes(len / CHACHA_BLOCK_LEN) : 0;
-    rows_out = nine > 0;   /* the nine-block passes store their rows */
     for (; nine > 0; nine--) {
         st.sin[12] = ctr + 8;
         y256_vrounds(p, 1);
@@ -99,12 +103,11 @@ size_t xor_8x(uint8_t *out, const uint8_t *in, size_t len,
     }
     while (len > CHACHA_BLOCKS(6)) {
         if (len >= CHACHA_BLOCKS(8)) {
-            y256_rounds_emit(p, out, in);
+            y256_rounds_emit(p, out, in, key);
         } else {
             y256_vrounds(p, 0);
             emit8_ks(ks, p);
             ct_xor_tail_wipe(out, in, ks, sizeof(ks), len);
-            rows_out = 1;
         }
         st.in[12] = _mm256_add_epi32(st.in[12], _mm256_set1_epi32(8));
         ctr += 8;
@@ -114,13 +117,15 @@ size_t xor_8x(uint8_t *out, const uint8_t *in, size_t len,
     }
     /*
      * The key words and the round outputs: nothing key-derived stays
-     * behind. Full passes leave only the c rows' swap slots (out[8..11]).
+     * behind. Full passes write no key row and leave only the c rows' swap
+     * slots (out[8..11]).
      */
-    chacha_wipe(&st.in[4], 8 * sizeof(st.in[4]));
-    if (rows_out)
+    if (rows_out) {
+        chacha_wipe(&st.in[4], 8 * sizeof(st.in[4]));
         chacha_wipe(st.out, sizeof(st.out));
-    else
+    } else {
         chacha_wipe(&st.out[8], 4 * sizeof(st.out[8]));
+    }
     if (ninth)
         chacha_wipe(st.sin, sizeof(st.sin) + sizeof(st.sx));
     return total - len;

@@ -25,10 +25,14 @@ static const __m256i rot_masks[2] = {
 #define CTA_FN y256_rounds_asm
 #define CTA_WIDTH CHACHA_BLOCKS(4)
 #include "chacha20_x86_rounds.h"
-/* the same rounds with the output written from the registers (full passes) */
+/*
+ * The same rounds with the output written from the registers and the key
+ * rows broadcast from the key (the 8-block kernel's full passes)
+ */
 #define CTA_FN y256_rounds_emit
 #define CTA_WIDTH CHACHA_BLOCKS(4)
 #define CTA_EMIT8 1
+#define CTA_KEY_ROWS 1
 #include "chacha20_x86_rounds.h"
 #define CTA_FN y256_rounds_asm_ninth
 #define CTA_WIDTH CHACHA_BLOCKS(4)
@@ -140,8 +144,9 @@ void y256_setup(y256_state *st, const uint32_t key[8], const uint32_t counter[4]
     st->in[1] = _mm256_set1_epi32((int)CHACHA_SIGMA1);
     st->in[2] = _mm256_set1_epi32((int)CHACHA_SIGMA2);
     st->in[3] = _mm256_set1_epi32((int)CHACHA_SIGMA3);
-    for (i = 0; i < 8; i++)
-        st->in[4 + i] = _mm256_set1_epi32((int)key[i]);
+    if (key != NULL)    /* NULL: rounds that broadcast the key rows themselves */
+        for (i = 0; i < 8; i++)
+            st->in[4 + i] = _mm256_set1_epi32((int)key[i]);
     st->in[12] = _mm256_add_epi32(_mm256_set1_epi32((int)counter[0]),
                                   _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
     st->in[13] = _mm256_set1_epi32((int)counter[1]);

@@ -24,6 +24,11 @@
  *                     includer names two registers free at that point that
  *                     hold them, CTA_EMIT_DST and CTA_EMIT_SRC (asm
  *                     operands), loaded by CTA_EMIT_LOAD (asm, optional)
+ *   CTA_KEY_ROWS      optional (256 only, with CTA_EMIT8 and its (dst, src)
+ *                     parameters), 1: rows 4..11 are broadcast from the key
+ *                     (a further parameter, after src) where they are
+ *                     loaded and fed forward, and in[4..11] are not read:
+ *                     the caller keeps no key copy to wipe
  *   CTA_NINTH_BLOCK   optional, 1: one more block on the general purpose
  *                     registers, sin[16] -> sx[16], interleaved with the
  *                     vector rounds (its quarter rounds fill the four
@@ -161,9 +166,10 @@
                      c8, c9, c10, c11, d0, d1, d2, d3, d4, d5, d6, d7, \
                      d8, d9, d10, d11) \
     CTA_LOAD(CTA_A0, 0) CTA_LOAD(CTA_A1, 1) CTA_LOAD(CTA_A2, 2) \
-    CTA_LOAD(CTA_A3, 3) CTA_LOAD(CTA_B0, 4) CTA_LOAD(CTA_B1, 5) \
-    CTA_LOAD(CTA_B2, 6) CTA_LOAD(CTA_B3, 7) CTA_LOAD(CTA_T, 10) \
-    CTA_LOAD(CTA_T1, 11) CTA_LOAD(CTA_CA, 8) CTA_LOAD(CTA_CB, 9) \
+    CTA_LOAD(CTA_A3, 3) CTA_LOADK(CTA_B0, 4, 0) CTA_LOADK(CTA_B1, 5, 4) \
+    CTA_LOADK(CTA_B2, 6, 8) CTA_LOADK(CTA_B3, 7, 12) \
+    CTA_LOADK(CTA_T, 10, 24) CTA_LOADK(CTA_T1, 11, 28) \
+    CTA_LOADK(CTA_CA, 8, 16) CTA_LOADK(CTA_CB, 9, 20) \
     CTA_LOAD(CTA_D0, 12) CTA_LOAD(CTA_D1, 13) CTA_LOAD(CTA_D2, 14) \
     CTA_LOAD(CTA_D3, 15) CTA_STORE(CTA_T, 10) CTA_STORE(CTA_T1, 11) \
     init \
@@ -207,8 +213,16 @@
  * src, through x (q is overwritten).
  */
 #define CTA_FF(r, i) "vpaddd " #i "*32(%[st]), " r ", " r "\n\t"
+/* rows 4..11 (key word at byte k): from in[], or broadcast from the key through t */
+#define CTA_FFK(r, i, k, t) CTA_FFK_(r, i, k, t)
 #define CTA_T4(w0, w1, w2, w3, i0, i1, i2, i3, t, u) \
     CTA_FF(w0, i0) CTA_FF(w1, i1) CTA_FF(w2, i2) CTA_FF(w3, i3) \
+    CTA_T4_(w0, w1, w2, w3, t, u)
+#define CTA_T4K(w0, w1, w2, w3, i0, i1, i2, i3, k0, k1, k2, k3, t, u) \
+    CTA_FFK(w0, i0, k0, t) CTA_FFK(w1, i1, k1, t) \
+    CTA_FFK(w2, i2, k2, t) CTA_FFK(w3, i3, k3, t) \
+    CTA_T4_(w0, w1, w2, w3, t, u)
+#define CTA_T4_(w0, w1, w2, w3, t, u) \
     "vpunpckldq " w1 ", " w0 ", " t "\n\t" \
     "vpunpckhdq " w1 ", " w0 ", " w1 "\n\t" \
     "vpunpckldq " w3 ", " w2 ", " u "\n\t" \
@@ -231,13 +245,15 @@
 #define CTA_EMIT8_SEQ \
     CTA_EMIT_LOAD \
     CTA_T4(CTA_A0, CTA_A1, CTA_A2, CTA_A3, 0, 1, 2, 3, CTA_T, CTA_T1) \
-    CTA_T4(CTA_B0, CTA_B1, CTA_B2, CTA_B3, 4, 5, 6, 7, CTA_A1, CTA_T1) \
+    CTA_T4K(CTA_B0, CTA_B1, CTA_B2, CTA_B3, 4, 5, 6, 7, 0, 4, 8, 12, \
+            CTA_A1, CTA_T1) \
     CTA_E2(CTA_A0, CTA_B0, CTA_B1, 0) \
     CTA_E2(CTA_T, CTA_A1, CTA_B1, 64) \
     CTA_E2(CTA_A2, CTA_B2, CTA_B1, 128) \
     CTA_E2(CTA_A3, CTA_B3, CTA_B1, 192) \
     CTA_LOAD_SLOT(CTA_A0, 10) CTA_LOAD_SLOT(CTA_A1, 11) \
-    CTA_T4(CTA_CA, CTA_CB, CTA_A0, CTA_A1, 8, 9, 10, 11, CTA_A2, CTA_A3) \
+    CTA_T4K(CTA_CA, CTA_CB, CTA_A0, CTA_A1, 8, 9, 10, 11, 16, 20, 24, 28, \
+            CTA_A2, CTA_A3) \
     CTA_T4(CTA_D0, CTA_D1, CTA_D2, CTA_D3, 12, 13, 14, 15, CTA_B0, CTA_B1) \
     CTA_E2(CTA_CA, CTA_D0, CTA_D1, 32) \
     CTA_E2(CTA_A2, CTA_B0, CTA_D1, 96) \
@@ -323,6 +339,18 @@
 # error "chacha20_x86_rounds.h: CTA_WIDTH is 128 or 256"
 #endif
 
+#if defined(CTA_KEY_ROWS) && CTA_KEY_ROWS
+# if CTA_WIDTH != 256 || !defined(CTA_EMIT8) || defined(CTA_EMIT_DST)
+#  error "chacha20_x86_rounds.h: CTA_KEY_ROWS goes with CTA_EMIT8's (dst, src)"
+# endif
+/* the key rows broadcast from the key (operand [key]), not read from in[4..11] */
+# define CTA_LOADK(r, i, k) "vpbroadcastd " #k "(%[key]), " r "\n\t"
+# define CTA_FFK_(r, i, k, t) \
+    "vpbroadcastd " #k "(%[key]), " t "\n\t" "vpaddd " t ", " r ", " r "\n\t"
+#else
+# define CTA_LOADK(r, i, k) CTA_LOAD(r, i)
+# define CTA_FFK_(r, i, k, t) CTA_FF(r, i)
+#endif
 #if defined(CTA_EMIT8) && CTA_EMIT8
 # if CTA_WIDTH != 256 || (defined(CTA_NINTH_BLOCK) && CTA_NINTH_BLOCK)
 #  error "chacha20_x86_rounds.h: CTA_EMIT8 is for the 256-bit vector rounds"
@@ -335,8 +363,13 @@
 #  endif
 #  define CTA_EMIT_DST "%[dst]"
 #  define CTA_EMIT_SRC "%[src]"
-#  define CTA_PARAMS , uint8_t *dst, const uint8_t *src
-#  define CTA_INPUTS , [dst] "r"(dst), [src] "r"(src)
+#  if defined(CTA_KEY_ROWS) && CTA_KEY_ROWS
+#   define CTA_PARAMS , uint8_t *dst, const uint8_t *src, const uint32_t *key
+#   define CTA_INPUTS , [dst] "r"(dst), [src] "r"(src), [key] "r"(key)
+#  else
+#   define CTA_PARAMS , uint8_t *dst, const uint8_t *src
+#   define CTA_INPUTS , [dst] "r"(dst), [src] "r"(src)
+#  endif
 # endif
 # ifndef CTA_EMIT_LOAD
 #  define CTA_EMIT_LOAD
@@ -406,6 +439,9 @@ void CTA_FN(void *st CTA_PARAMS)
 #undef CTA_WIDTH
 #undef CTA_NINTH_BLOCK
 #undef CTA_EMIT8
+#undef CTA_KEY_ROWS
+#undef CTA_LOADK
+#undef CTA_FFK_
 #undef CTA_EMIT_DST
 #undef CTA_EMIT_SRC
 #undef CTA_EMIT_LOAD
