@@ -158,7 +158,10 @@ void xor_h256(uint8_t *out, const uint8_t *in, size_t len,
         v[4 * k + 3] = d;
         d = _mm256_add_epi32(d, two);
     }
-    y256_hrounds(v, nsets);
+    if (nsets == 3)
+        y256_hrounds3(v);
+    else
+        y256_hrounds(v, nsets);
     _Pragma("GCC unroll 3")
     for (k = 0; k < nsets; k++) {
         if (len >= CHACHA_BLOCKS(2)) {
