@@ -333,8 +333,8 @@ static void new_secrets(secrets *s, size_t kslen)
 int main(void)
 {
     static const size_t lens[] = { 1, 63, 64, 100, 128, 200, 256, 300, 448,
-                                   512, 700, 768, 1000, 1024, 1500, 2048,
-                                   4096, 16384, 65536 };
+                                   512, 576, 700, 768, 1000, 1024, 1088, 1500,
+                                   2048, 4096, 16384, 65536 };
     secrets s;
     const char *why;
     size_t i, t;
