@@ -298,5 +298,8 @@ const chacha20_kernel chacha20_avx2_kernel = {
     /* 4 adds, 4 xors, 2 vpshufb rotates, 2 shift-or rotates (2 steps each), a vpshufd */
     .row_steps = 15,
     .two_block_rows = 1,
+    /* the AEAD's block 0 and up to a pass of text: at most 9 blocks, one pass */
+    .pass_len = CHACHA_BLOCKS(8),
+    .head_max = CHACHA_BLOCKS(8),
     .step_probe = step_probe_avx2,
 };

@@ -25,6 +25,13 @@ static size_t head_len(const chacha20_kernel *k, size_t len)
     if (len <= max)
         return len;
     h = (len % k->pass_len) & ~(size_t)63;
+    /*
+     * Nothing whole left over: a kernel that takes a whole pass along
+     * (head_max >= pass_len: the AVX2 one runs block 0 as a ninth block
+     * beside it) takes one, rather than make block 0 alone.
+     */
+    if (h == 0 && max >= k->pass_len)
+        h = k->pass_len;
     return h <= max ? h : 0;
 }
 

@@ -75,7 +75,10 @@ typedef struct chacha20_kernel_s {
      * 8-block pass). Else pass_len is the bulk pass in bytes: a text of at
      * most head_max bytes rides along whole; of a longer one, the part that
      * does not fill whole passes (len % pass_len, whole blocks) rides along
-     * if at most head_max bytes, so that the rest runs in whole passes.
+     * if at most head_max bytes, so that the rest runs in whole passes;
+     * with head_max >= pass_len, a whole pass rides along where nothing
+     * whole is left over (the AVX2 kernel: block 0 and 8 blocks of text
+     * are one pass, the ninth block on the GPRs).
      */
     unsigned int pass_len, head_max;
     /*
