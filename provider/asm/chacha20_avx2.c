@@ -9,12 +9,8 @@
 
 CHACHA_X86_STEP_PROBE(step_probe_avx2, "vpaddd %%ymm1, %%ymm0, %%ymm0")
 
-/* keystream only, for a final partial pass (kept apart from the hot loop) */
-static __attribute__((noinline))
-void emit8_ks(uint8_t ks[CHACHA_BLOCKS(8)], const y256_state *st)
-{
-    emit8(ks, NULL, st);
-}
+/* what a partial last pass xors blocks 6 and 7 into, in ks[] */
+static const _Alignas(32) uint8_t zero_pass[CHACHA_BLOCKS(2)];
 
 /*
  * The scalar block of st (after y256_vrounds(st, 1)) to dst, xored with src.
@@ -65,16 +61,12 @@ size_t xor_8x(uint8_t *out, const uint8_t *in, size_t len,
 {
     const size_t total = len;
     _Alignas(32) y256_state st;
-    _Alignas(32) uint8_t ks[CHACHA_BLOCKS(8)];
+    _Alignas(32) uint8_t ks[CHACHA_BLOCKS(2)];
     y256_state *p = &st;
     uint32_t ctr = counter[0];
     size_t nine = ninth ? nine_block_passes(len / CHACHA_BLOCK_LEN) : 0;
-    /*
-     * A pass that stores its rows: nine blocks, or a partial last pass of
-     * eight (more than 384 bytes left after the whole passes).
-     */
-    int i, rows_out = nine > 0
-        || (len - nine * CHACHA_BLOCKS(9)) % CHACHA_BLOCKS(8) > CHACHA_BLOCKS(6);
+    /* the nine-block passes store their rows (and read the key rows) */
+    int i, rows_out = nine > 0;
 
     /* only such passes read the key rows from st.in[] */
     y256_setup(p, rows_out ? key : NULL, counter);
@@ -103,11 +95,13 @@ size_t xor_8x(uint8_t *out, const uint8_t *in, size_t len,
     }
     while (len > CHACHA_BLOCKS(6)) {
         if (len >= CHACHA_BLOCKS(8)) {
-            y256_rounds_emit(p, out, in, key);
+            y256_rounds_emit(p, out, in, key, out + CHACHA_BLOCKS(6),
+                             in + CHACHA_BLOCKS(6));
         } else {
-            y256_vrounds(p, 0);
-            emit8_ks(ks, p);
-            ct_xor_tail_wipe(out, in, ks, sizeof(ks), len);
+            /* partial: blocks 0-5 whole in place, 6 and 7 to ks */
+            y256_rounds_emit(p, out, in, key, ks, zero_pass);
+            ct_xor_tail_wipe(out + CHACHA_BLOCKS(6), in + CHACHA_BLOCKS(6), ks,
+                             CHACHA_BLOCKS(2), len - CHACHA_BLOCKS(6));
         }
         st.in[12] = _mm256_add_epi32(st.in[12], _mm256_set1_epi32(8));
         ctr += 8;

@@ -232,12 +232,20 @@
     "vpunpcklqdq " w3 ", " w1 ", " w2 "\n\t" \
     "vpunpckhqdq " w3 ", " w1 ", " w3 "\n\t"
 #define CTA_E2(r, q, x, off) \
+    CTA_E2_(r, q, x, #off "(" CTA_EMIT_SRC ")", #off "(" CTA_EMIT_DST ")", \
+            "256+" #off "(" CTA_EMIT_SRC ")", "256+" #off "(" CTA_EMIT_DST ")")
+/* blocks 6 and 7 (j = 2, 3) through CTA_EMIT_SHI/DHI, which point at block 6 */
+#define CTA_E2H(r, q, x, off, offh) \
+    CTA_E2_(r, q, x, #off "(" CTA_EMIT_SRC ")", #off "(" CTA_EMIT_DST ")", \
+            CTA_E2H_BASE #offh "(" CTA_EMIT_SHI ")", \
+            CTA_E2H_BASE #offh "(" CTA_EMIT_DHI ")")
+#define CTA_E2_(r, q, x, sa, da, sb, db) \
     "vperm2i128 $0x20, " q ", " r ", " x "\n\t" \
     "vperm2i128 $0x31, " q ", " r ", " q "\n\t" \
-    "vpxor " #off "(" CTA_EMIT_SRC "), " x ", " x "\n\t" \
-    "vmovdqu " x ", " #off "(" CTA_EMIT_DST ")\n\t" \
-    "vpxor 256+" #off "(" CTA_EMIT_SRC "), " q ", " q "\n\t" \
-    "vmovdqu " q ", 256+" #off "(" CTA_EMIT_DST ")\n\t"
+    "vpxor " sa ", " x ", " x "\n\t" \
+    "vmovdqu " x ", " da "\n\t" \
+    "vpxor " sb ", " q ", " q "\n\t" \
+    "vmovdqu " q ", " db "\n\t"
 /*
  * Rows 0-3 and 4-7 (bytes 0..31 of each block), then 8-11 (CA, CB and the
  * slots of rows 10 and 11) and 12-15 (bytes 32..63).
@@ -249,16 +257,16 @@
             CTA_A1, CTA_T1) \
     CTA_E2(CTA_A0, CTA_B0, CTA_B1, 0) \
     CTA_E2(CTA_T, CTA_A1, CTA_B1, 64) \
-    CTA_E2(CTA_A2, CTA_B2, CTA_B1, 128) \
-    CTA_E2(CTA_A3, CTA_B3, CTA_B1, 192) \
+    CTA_E2H(CTA_A2, CTA_B2, CTA_B1, 128, 0) \
+    CTA_E2H(CTA_A3, CTA_B3, CTA_B1, 192, 64) \
     CTA_LOAD_SLOT(CTA_A0, 10) CTA_LOAD_SLOT(CTA_A1, 11) \
     CTA_T4K(CTA_CA, CTA_CB, CTA_A0, CTA_A1, 8, 9, 10, 11, 16, 20, 24, 28, \
             CTA_A2, CTA_A3) \
     CTA_T4(CTA_D0, CTA_D1, CTA_D2, CTA_D3, 12, 13, 14, 15, CTA_B0, CTA_B1) \
     CTA_E2(CTA_CA, CTA_D0, CTA_D1, 32) \
     CTA_E2(CTA_A2, CTA_B0, CTA_D1, 96) \
-    CTA_E2(CTA_A0, CTA_D2, CTA_D1, 160) \
-    CTA_E2(CTA_A1, CTA_D3, CTA_D1, 224)
+    CTA_E2H(CTA_A0, CTA_D2, CTA_D1, 160, 32) \
+    CTA_E2H(CTA_A1, CTA_D3, CTA_D1, 224, 96)
 
 /*
  * The ninth block's words: a0..a3 eax ebx ecx edx, b0..b3 esi edi r8d r9d,
@@ -364,8 +372,14 @@
 #  define CTA_EMIT_DST "%[dst]"
 #  define CTA_EMIT_SRC "%[src]"
 #  if defined(CTA_KEY_ROWS) && CTA_KEY_ROWS
-#   define CTA_PARAMS , uint8_t *dst, const uint8_t *src, const uint32_t *key
-#   define CTA_INPUTS , [dst] "r"(dst), [src] "r"(src), [key] "r"(key)
+/* and blocks 6 and 7 apart (a partial pass sends them to a buffer) */
+#   define CTA_PARAMS , uint8_t *dst, const uint8_t *src, const uint32_t *key, \
+                      uint8_t *dhi, const uint8_t *shi
+#   define CTA_INPUTS , [dst] "r"(dst), [src] "r"(src), [key] "r"(key), \
+                      [dhi] "r"(dhi), [shi] "r"(shi)
+#   define CTA_EMIT_DHI "%[dhi]"
+#   define CTA_EMIT_SHI "%[shi]"
+#   define CTA_E2H_BASE ""
 #  else
 #   define CTA_PARAMS , uint8_t *dst, const uint8_t *src
 #   define CTA_INPUTS , [dst] "r"(dst), [src] "r"(src)
@@ -373,6 +387,11 @@
 # endif
 # ifndef CTA_EMIT_LOAD
 #  define CTA_EMIT_LOAD
+# endif
+# ifndef CTA_EMIT_DHI      /* blocks 6 and 7 in place */
+#  define CTA_EMIT_DHI CTA_EMIT_DST
+#  define CTA_EMIT_SHI CTA_EMIT_SRC
+#  define CTA_E2H_BASE "384+"
 # endif
 #else
 # define CTA_FINAL CTA_STORE_ROWS
@@ -444,6 +463,9 @@ void CTA_FN(void *st CTA_PARAMS)
 #undef CTA_FFK_
 #undef CTA_EMIT_DST
 #undef CTA_EMIT_SRC
+#undef CTA_EMIT_DHI
+#undef CTA_EMIT_SHI
+#undef CTA_E2H_BASE
 #undef CTA_EMIT_LOAD
 #undef CTA_FINAL
 #undef CTA_FINAL_AFTER
