@@ -166,11 +166,17 @@ static inline void poly1305_r64_blocks(poly1305_r64 *p, const uint8_t *in,
                                        size_t nb, uint64_t padbit)
 {
     uint64_t h0 = p->h[0], h1 = p->h[1], h2 = p->h[2];
-    const uint64_t r0 = p->r[0], r1 = p->r[1], s1 = r1 + (r1 >> 2);
+    /*
+     * r0 and r1 are read from the state (wiped at emit), s1 from a named
+     * local wiped below: given "rm", clang 14 put copies of r in stack
+     * slots no wipe reached (test_stack_residue, clang build).
+     */
+    volatile uint64_t s1[1];
     uint64_t a0, a1, b0, b1;
 
     if (nb == 0)
         return;
+    s1[0] = p->r[1] + (p->r[1] >> 2);
     __asm__("1:\n\t"
             /* h += m + 2^128 padbit (h2 <= 4 before, so at most 6 after) */
             "addq   (%[in]), %[h0]\n\t"
@@ -219,8 +225,10 @@ static inline void poly1305_r64_blocks(poly1305_r64 *p, const uint8_t *in,
             : [h0] "+&r"(h0), [h1] "+&r"(h1), [h2] "+&r"(h2), [in] "+&r"(in),
               [nb] "+&r"(nb), [a0] "=&r"(a0), [a1] "=&r"(a1),
               [b0] "=&r"(b0), [b1] "=&r"(b1)
-            : [r0] "rm"(r0), [r1] "rm"(r1), [s1] "rm"(s1), [pad] "rm"(padbit)
+            : [r0] "m"(p->r[0]), [r1] "m"(p->r[1]), [s1] "m"(s1[0]),
+              [pad] "rm"(padbit)
             : "rax", "rdx", "cc", "memory");
+    s1[0] = 0;
     p->h[0] = h0;
     p->h[1] = h1;
     p->h[2] = h2;
