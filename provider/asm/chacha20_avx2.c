@@ -220,9 +220,11 @@ void chacha20_xor_short(uint8_t *out, const uint8_t *in, size_t len,
 /*
  * Stack the multi-block row paths may leave rows in (spilled or their ks[]
  * copies), burnt after them: their frame (-fstack-usage:
- * chacha20_xor_short 424 bytes with gcc 12, 696 with clang 14; 808 with gcc
- * if its rows array is kept in memory: the loops are unrolled so that it is
- * not), the 128-byte red zone a leaf may use, and 64 bytes for saved
+ * chacha20_xor_short 168 bytes with gcc 12, 856 with clang 14 since the
+ * three-set rounds are asm (696 before; clang keeps the rows it hands the
+ * asm in its frame too); 808 with gcc if its rows array is kept in memory:
+ * the loops are unrolled so that it is not), the 128-byte red zone a leaf
+ * may use, and 64 bytes for saved
  * registers and alignment (clang's SSSE3 rows needed them). They are kept
  * out of line so that their frames are below the burning caller's. xor_1
  * keeps its rows in registers and wipes its ks[] (test_stack_residue checks
