@@ -79,21 +79,6 @@ static int chacha20_update(void *vctx, unsigned char *out, size_t *outl,
         ERR_raise(ERR_LIB_PROV, PROV_R_NO_KEY_SET);
         return 0;
     }
-#ifdef HACK_FAST
-    {
-        chacha20_stream *cs = &ctx->cs;
-        if (cs->partial == 0 && !cs->ahead && (inl & 63) == 0 && inl > cs->scalar_max
-            && out != NULL && in != NULL && outsize >= inl && inl <= (1u << 20)
-            && cs->counter[0] <= 0xffffffffu - (inl >> 6)) {
-            cs->vector_xor(out, in, inl, cs->key, cs->counter);
-            cs->counter[0] += (uint32_t)(inl >> 6);
-            cs->continued = 1;
-            cs->block_just_done = 0;
-            *outl = inl;
-            return 1;
-        }
-    }
-#endif
     return chacha_stream_update(&ctx->cs, out, outl, outsize, in, inl);
 }
 
