@@ -25,10 +25,13 @@
  *                     hold them, CTA_EMIT_DST and CTA_EMIT_SRC (asm
  *                     operands), loaded by CTA_EMIT_LOAD (asm, optional)
  *   CTA_KEY_ROWS      optional (256 only, with CTA_EMIT8 and its (dst, src)
- *                     parameters), 1: rows 4..11 are broadcast from the key
- *                     (a further parameter, after src) where they are
- *                     loaded and fed forward, and in[4..11] are not read:
- *                     the caller keeps no key copy to wipe
+ *                     parameters), 1: the function takes (dst, src, key,
+ *                     dhi, shi) after st. Rows 4..11 are broadcast from key
+ *                     where they are loaded and fed forward, and in[4..11]
+ *                     are not read: the caller keeps no key copy to wipe.
+ *                     Blocks 6 and 7 go to dhi, xored with shi (dst + 384
+ *                     and src + 384 for a whole pass; a partial one sends
+ *                     them to a buffer)
  *   CTA_NINTH_BLOCK   optional, 1: one more block on the general purpose
  *                     registers, sin[16] -> sx[16], interleaved with the
  *                     vector rounds (its quarter rounds fill the four
@@ -201,8 +204,8 @@
 
 /*
  * CTA_EMIT8 (ymm): the rows from the registers to dst, without a trip
- * through out[] (16 stores, 16 loads and a 512-byte wipe a pass: ~3% of a
- * 512-byte call on Zen 3). Row i of the vertical state holds word i of
+ * through out[] (16 stores and 16 loads a pass, and a 512-byte wipe a call:
+ * ~3% of a 512-byte call on Zen 3). Row i of the vertical state holds word i of
  * blocks 0..7, block 4L + j in lane j of 128-bit lane L.
  * CTA_T4(w0, w1, w2, w3, t, u): add in[] (rows i0..i3), then the 4x4
  * transpose inside each 128-bit lane through temporaries t and u; the
@@ -372,7 +375,6 @@
 #  define CTA_EMIT_DST "%[dst]"
 #  define CTA_EMIT_SRC "%[src]"
 #  if defined(CTA_KEY_ROWS) && CTA_KEY_ROWS
-/* and blocks 6 and 7 apart (a partial pass sends them to a buffer) */
 #   define CTA_PARAMS , uint8_t *dst, const uint8_t *src, const uint32_t *key, \
                       uint8_t *dhi, const uint8_t *shi
 #   define CTA_INPUTS , [dst] "r"(dst), [src] "r"(src), [key] "r"(key), \

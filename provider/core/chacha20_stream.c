@@ -95,15 +95,6 @@ void chacha20_stream_get_iv(const chacha20_stream *cs, uint8_t iv[16])
         chacha_store_le32(iv + 4 * i, cs->counter[i]);
 }
 
-/* Advance the 64-bit block counter by n (n <= 2^32 - counter[0] keeps it exact). */
-static void counter_add(uint32_t counter[4], uint64_t n)
-{
-    uint64_t c = (uint64_t)counter[0] + n;
-
-    counter[0] = (uint32_t)c;
-    counter[1] += (uint32_t)(c >> 32);
-}
-
 /* Run the kernel over len bytes, splitting where the 32-bit counter wraps. */
 static void xor_blocks(chacha20_stream *cs, uint8_t *out, const uint8_t *in,
                        size_t len)
@@ -118,7 +109,7 @@ static void xor_blocks(chacha20_stream *cs, uint8_t *out, const uint8_t *in,
             n = (size_t)(room * CHACHA_BLOCK_LEN);
         }
         chacha20_stream_kernel_xor(cs, out, in, n, cs->counter);
-        counter_add(cs->counter, blocks);
+        chacha20_counter_add(cs->counter, blocks);
         out += n;
         in += n;
         len -= n;
@@ -151,7 +142,7 @@ static void make_block(chacha20_stream *cs, int ahead)
     chacha20_stream_kernel_xor(cs, cs->ks, zero_block,
                                ahead ? 2 * CHACHA_BLOCK_LEN : CHACHA_BLOCK_LEN,
                                cs->counter);
-    counter_add(cs->counter, 1);
+    chacha20_counter_add(cs->counter, 1);
     if (ahead) {
         cs->ahead = 1;
         memcpy(cs->ahead_ctr, cs->counter, sizeof(cs->ahead_ctr));
@@ -195,7 +186,7 @@ void chacha20_stream_xor_general(chacha20_stream *cs, uint8_t *out,
         if (memcmp(cs->ahead_ctr, cs->counter, sizeof(cs->ahead_ctr)) == 0) {
             n = len < CHACHA_BLOCK_LEN ? len : CHACHA_BLOCK_LEN;
             xor_ks(out, in, cs->ks + CHACHA_BLOCK_LEN, n);
-            counter_add(cs->counter, 1);
+            chacha20_counter_add(cs->counter, 1);
             if (n < CHACHA_BLOCK_LEN) {
                 /* it becomes the partial block */
                 memcpy(cs->ks, cs->ks + CHACHA_BLOCK_LEN, CHACHA_BLOCK_LEN);

@@ -91,6 +91,18 @@ static inline void chacha20_stream_drop_keystream(chacha20_stream *cs)
     cs->ahead = 0;
     cs->continued = 0;
 }
+/*
+ * Advance the 64-bit block counter by n (n <= 2^32 - counter[0] keeps it
+ * exact): OpenSSL's carry of the 32-bit block counter into word 1.
+ */
+static inline void chacha20_counter_add(uint32_t counter[4], uint64_t n)
+{
+    uint64_t c = (uint64_t)counter[0] + n;
+
+    counter[0] = (uint32_t)c;
+    counter[1] += (uint32_t)(c >> 32);
+}
+
 /* Any length from anywhere in the stream (below: the inline common case first). */
 void chacha20_stream_xor_general(chacha20_stream *cs, uint8_t *out,
                                  const uint8_t *in, size_t len);
@@ -107,7 +119,7 @@ void chacha20_stream_xor_general(chacha20_stream *cs, uint8_t *out,
 static inline int chacha20_stream_xor_whole(chacha20_stream *cs, uint8_t *out,
                                             const uint8_t *in, size_t len)
 {
-    uint64_t blocks = len / CHACHA_BLOCK_LEN, c;
+    uint64_t blocks = len / CHACHA_BLOCK_LEN;
 
     /* first what a stream in small pieces fails on (the AEAD's 16, 64 B) */
     if ((len & 63) != 0 || (len == CHACHA_BLOCK_LEN && cs->continued)
@@ -116,9 +128,7 @@ static inline int chacha20_stream_xor_whole(chacha20_stream *cs, uint8_t *out,
         || blocks > ((uint64_t)1 << 32) - cs->counter[0])
         return 0;
     cs->vector_xor(out, in, len, cs->key, cs->counter);
-    c = (uint64_t)cs->counter[0] + blocks;
-    cs->counter[0] = (uint32_t)c;
-    cs->counter[1] += (uint32_t)(c >> 32);     /* OpenSSL's carry */
+    chacha20_counter_add(cs->counter, blocks);
     cs->continued = 1;
     cs->block_just_done = 0;
     cs->ks_valid = 0;
