@@ -90,16 +90,53 @@ static __attribute__((noinline)) void paint(void)
     paint_hi = (uintptr_t)buf + PAINT;
 }
 
-/* offset of needle in the painted region (below the scanner's frame), or -1 */
+/*
+ * The search: every byte offset of the paint below the top SCAN_SKIP bytes,
+ * through an index of the 4-byte word at each offset (a hash of it, chained),
+ * built once a call is done; a needle's candidates are the offsets whose word
+ * is its first four bytes, each compared whole. The same answer as comparing
+ * at every offset, in a few hundredths of its time (under qemu the plain
+ * scan took most of this test's 100 s). Static, not on the stack it reads.
+ */
+#define INDEX_BITS 16
+static int32_t index_head[1 << INDEX_BITS];
+static int32_t index_next[PAINT];
+
+static unsigned index_hash(uint32_t w)
+{
+    return (unsigned)((w * 2654435761u) >> (32 - INDEX_BITS));
+}
+
+/* the index of the paint as the last call left it */
+static __attribute__((noinline)) void index_paint(void)
+{
+    const unsigned char *lo = (const unsigned char *)paint_lo;
+    long n = (long)(paint_hi - SCAN_SKIP - paint_lo) - 3, i;
+
+    memset(index_head, 0xff, sizeof(index_head));
+    for (i = n - 1; i >= 0; i--) {
+        uint32_t w;
+        unsigned h;
+
+        memcpy(&w, lo + i, 4);
+        h = index_hash(w);
+        index_next[i] = index_head[h];
+        index_head[h] = (int32_t)i;
+    }
+}
+
+/* lowest offset of needle (n >= 4 bytes) in the indexed paint, or -1 */
 static __attribute__((noinline)) long find(const void *needle, size_t n)
 {
     const unsigned char *lo = (const unsigned char *)paint_lo;
-    const unsigned char *hi = (const unsigned char *)(paint_hi - SCAN_SKIP);
-    const unsigned char *p;
+    size_t span = (size_t)(paint_hi - SCAN_SKIP - paint_lo);
+    uint32_t w;
+    int32_t i;
 
-    for (p = lo; p + n <= hi; p++)
-        if (memcmp(p, needle, n) == 0)
-            return (long)(p - lo);
+    memcpy(&w, needle, 4);
+    for (i = index_head[index_hash(w)]; i >= 0; i = index_next[i])
+        if ((size_t)i + n <= span && memcmp(lo + i, needle, n) == 0)
+            return i;
     return -1;
 }
 
@@ -164,6 +201,7 @@ static const char *leaked(const secrets *s)
     uint64_t b64[8], r0, r1, limb[3];
     size_t i, j;
 
+    index_paint();
     if (!s->poly) {
         if (find(s->key, 32) >= 0)
             return "the key";
