@@ -9,9 +9,11 @@
 #     own exit-time allocations are not ours).
 #  2. TSan: ./configure CC=clang --enable-sanitizers=thread, the module and
 #     test_threads, run once per ChaCha20 kernel.
+#  3. clang: ./configure CC=clang (no sanitizer, -O2), the kernel tests and
+#     test_stack_residue (clang's frames are not gcc's).
 # Ends with "sanitize: N passed, N failed" (one per job step).
 #
-#   test/integration/sanitize.sh (env: SAN_BUILD, TSAN_BUILD, JOBS, CC)
+#   test/integration/sanitize.sh (env: SAN_BUILD, TSAN_BUILD, CLANG_BUILD, JOBS, CC)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -85,5 +87,34 @@ tsan_run() {
 }
 step "tsan build" tsan_build
 [ -x "$tsan/test/evp/test_threads" ] && step "tsan test_threads" tsan_run
+
+# ---- 3. a plain clang build ----------------------------------------------
+# The kernels as clang -O2 compiles them (its own register allocation and
+# frames): the kernel tests, and test_stack_residue, which found clang-only
+# residue before (stop 33) that no gcc or sanitizer build shows.
+clang=${CLANG_BUILD:-$asan-clang}
+clang_build() {
+    command -v clang >/dev/null 2>&1 || { echo "clang not installed"; return 1; }
+    rm -rf "$clang" && mkdir -p "$clang" && cd "$clang" &&
+    "$top/configure" -q CC=clang --enable-werror >configure.log 2>&1 &&
+    make -j"$jobs" >make.log 2>&1 || { tail -n 30 "$clang"/*.log; return 1; }
+}
+clang_check() {
+    cd "$clang" || return 1
+    make -j"$jobs" check TESTS="test/kernel/test_chacha20_kernels test/kernel/test_poly1305_kernels \
+        test/kernel/test_aead_fused test/kernel/test_shortpath test/kernel/test_stack_residue" \
+        >check.log 2>&1
+    rc=$?
+    grep -E '^(PASS|FAIL|SKIP|ERROR):' check.log
+    grep -h -E '^(chacha20|poly1305|fused) .*\(native\)|: [0-9]+ passed, [0-9]+ failed' test/kernel/*.log
+    grep -q '^SKIP:' check.log && { echo "a kernel test skipped in the clang build"; rc=1; }
+    [ $rc -eq 0 ] || for f in test/kernel/*.log; do
+        grep -q -E '^:test-result: (FAIL|ERROR)' "${f%.log}.trs" 2>/dev/null &&
+            { echo "--- $f"; tail -n 40 "$f"; }
+    done
+    return $rc
+}
+step "clang build" clang_build
+[ -x "$clang/.libs/chacha.so" ] && step "clang kernel tests and stack residue" clang_check
 
 summary sanitize
