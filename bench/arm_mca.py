@@ -247,10 +247,20 @@ def qemu_run(qemu, loop, who, length, iters, log=None, dfilter=None):
     return bases
 
 
+def bswap32(w):
+    return int.from_bytes(w.to_bytes(4, "little"), "big")
+
+
 def read_trace(log):
     """The executed blocks in order, each a list of (pc, word)."""
     blocks, cur, execs = {}, None, []
     insn_re = re.compile(r"^0x([0-9a-f]+):\s+([0-9a-f]{8})\s")
+    byte_re = re.compile(r"\.byte\s+0x([0-9a-f]{2}),\s*0x([0-9a-f]{2}),"
+                         r"\s*0x([0-9a-f]{2}),\s*0x([0-9a-f]{2})")
+    # qemu 7.2 prints the word of each instruction byte-swapped under
+    # -cpu a64fx (its .byte lists, in memory order, show it): every word of
+    # such a trace is swapped back
+    swapped = None
     with open(log) as f:
         for line in f:
             if line.startswith("IN:"):
@@ -259,7 +269,15 @@ def read_trace(log):
             if cur is not None:
                 m = insn_re.match(line)
                 if m:
-                    cur.append((int(m.group(1), 16), int(m.group(2), 16)))
+                    w = int(m.group(2), 16)
+                    b = byte_re.search(line)
+                    if b and swapped is None:
+                        le = int("".join(reversed(b.groups())), 16)
+                        if le != w and bswap32(w) == le:
+                            swapped = True
+                        elif le == w and bswap32(w) != w:
+                            swapped = False
+                    cur.append((int(m.group(1), 16), w))
                     continue
                 if cur:
                     blocks[cur[0][0]] = cur
@@ -268,6 +286,8 @@ def read_trace(log):
                 pc = int(line.split("[")[1].split("/")[1], 16)
                 if pc in blocks:
                     execs.append(blocks[pc])
+    if swapped:
+        execs = [[(pc, bswap32(w)) for pc, w in blk] for blk in execs]
     return execs
 
 
