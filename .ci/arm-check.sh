@@ -7,8 +7,8 @@
 #            Poly1305 and the fused AEAD kernel), neon_wide ChaCha20 and
 #            Poly1305 on -cpu max, portable ChaCha20 and
 #            Poly1305 on -cpu max, SVE2 ChaCha20 on -cpu max with 128, 256
-#            and 512-bit vectors, sve2_wide with 128, and NEON on -cpu max
-#            built with UBSan
+#            and 512-bit vectors, sve2_wide with 128, sve_wide (SVE
+#            only) on -cpu a64fx, and NEON on -cpu max built with UBSan
 #   armv7:   NEON on -cpu cortex-a7, portable on -cpu cortex-r5f (no NEON)
 # Needs .ci/arm-setup.sh first. Usage: .ci/arm-check.sh aarch64|armv7
 # The large random tests run fewer iterations under emulation; every vector
@@ -32,6 +32,9 @@ aarch64)
     # cores auto gives it (V2, V3); the kernel-level tests of the sve2 runs
     # above take it at 256 and 512 bits too (they run every kernel)
     set -- "$@" "sve2_wide max,sve128=on"
+    # sve_wide (SVE without SVE2, auto on Neoverse V1) on qemu's A64FX, a
+    # core with SVE (512-bit) and no SVE2: an SVE2 instruction would trap
+    set -- "$@" "sve_wide a64fx"
     ;;
 armv7)
     # the loader of the glibc the libraries run with: the armhf glibc's where
@@ -59,13 +62,14 @@ $emu ./test/kernel/list_kernels
 # auto's choice on the cores qemu names by MIDR_EL1 (the runs below force
 # their kernel): Neoverse N1 takes neon_wide and, without ARM_WIDE_MAC, the
 # AEAD in two steps; the A72 neon and neon-fused; max (SVE2, no Neoverse
-# MIDR) sve2 and sve2-fused
+# MIDR) sve2 and sve2-fused; A64FX (SVE, not SVE2; Fujitsu's MIDR) neon
 if [ "$arch" = aarch64 ]; then
     ok=0 bad=0
     for want in "neoverse-n1:chacha20=neon_wide poly1305=neon aead=two-step" \
                 "cortex-a72:chacha20=neon poly1305=neon aead=neon-fused" \
                 "cortex-a53:chacha20=neon poly1305=neon aead=neon-fused" \
-                "max:chacha20=sve2 poly1305=neon aead=sve2-fused"; do
+                "max:chacha20=sve2 poly1305=neon aead=sve2-fused" \
+                "a64fx:chacha20=neon poly1305=neon aead=neon-fused"; do
         got=$($emu -cpu "${want%%:*}" ./test/kernel/list_kernels auto)
         if [ "$got" = "${want#*:}" ]; then
             ok=$((ok + 1))

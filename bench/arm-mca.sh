@@ -8,7 +8,8 @@
 # are found by structure. Cycles per byte per model, beside the instructions
 # per byte of the same pass; then ours / OpenSSL per model; then the
 # whole-call instruction counts of bench/arm-icount.sh. How: bench/arm_mca.py.
-# SVE passes (ours: the sve2 and sve2_wide kernels; OpenSSL 3.5's own) are traced at 128
+# SVE passes (ours: the sve2 and sve2_wide kernels; sve_wide, SVE only, at
+# 256 under -cpu a64fx; OpenSSL 3.5's own) are traced at 128
 # and 256-bit vectors (qemu -cpu max,sveN=on; for 3.5 at 256, -cpu a64fx
 # at 256 bits, SVE without SVE2, as Neoverse V1) and modelled only on the
 # models of cores with SVE of that length (neoverse-v1: 256, SVE only;
@@ -79,6 +80,11 @@ if [ "$sve" = 1 ]; then
     # by MIDR, which no qemu core has), at 128 bits; its AEAD is sve2-fused
     if CHACHA_PROVIDER_IMPL=sve2_wide "${qemu[@]}" -cpu max "$loop" chacha-ours 64 0 2>/dev/null >&2; then
         sides+=("ours-sve2_wide128|$work/self.dis|$q -cpu max,sve128=on|CHACHA_PROVIDER_IMPL=sve2_wide|128")
+    fi
+    # sve_wide (SVE without SVE2; auto on V1 only, by MIDR) as V1 runs it:
+    # qemu's A64FX (SVE, no SVE2) at 256 bits
+    if CHACHA_PROVIDER_IMPL=sve_wide "${qemu[@]}" -cpu max "$loop" chacha-ours 64 0 2>/dev/null >&2; then
+        sides+=("ours-sve_wide256|$work/self.dis|$q -cpu a64fx,sve512=off|CHACHA_PROVIDER_IMPL=sve_wide|256")
     fi
 fi
 v35=none

@@ -10,17 +10,23 @@
  *   llvm-mca-19 -mtriple=aarch64 -mcpu=neoverse-v1 -iterations=200 sve1.loop
  *
  * (Total Cycles / 200 = cycles a double round: V1 66.4 for 128
- * instructions, 8 blocks at V1's 256-bit vectors; with -DSVE2 and
- * -march=armv8-a+sve2, 64 instructions, N2 and V2 32.0.)
+ * instructions, 8 blocks at V1's 256-bit vectors; with -DMAD, the
+ * rotations by 12 and 7 as lsr + mad (sve_wide's, 112 instructions), 64.0;
+ * with -DSVE2 and -march=armv8-a+sve2, 64 instructions, N2 and V2 32.0.)
  */
 #include <arm_sve.h>
 #include <stdint.h>
 #ifdef SVE2
 #define QSTEP(a,b,d,n) do { a = svadd_u32_x(pg,a,b); d = svxar_n_u32(d,a,32-(n)); } while(0)
 #else
+#ifdef MAD
+#define ROTS(x,n) svmad_u32_x(pg, x, svdup_n_u32(1u << (n)), svlsr_n_u32_x(pg, x, 32-(n)))
+#else
+#define ROTS(x,n) svorr_u32_x(pg, svlsl_n_u32_x(pg, x, n), svlsr_n_u32_x(pg, x, 32-(n)))
+#endif
 #define ROT(x,n) ((n)==16 ? svrevh_u32_x(pg, x) : \
                   (n)==8 ? svreinterpret_u32_u8(svtbl_u8(svreinterpret_u8_u32(x), r8)) : \
-                  svorr_u32_x(pg, svlsl_n_u32_x(pg, x, n), svlsr_n_u32_x(pg, x, 32-(n))))
+                  ROTS(x, n))
 #define QSTEP(a,b,d,n) do { a = svadd_u32_x(pg,a,b); d = sveor_u32_x(pg,d,a); d = ROT(d,n); } while(0)
 #endif
 #define QROUND4(a0,b0,c0,d0,a1,b1,c1,d1,a2,b2,c2,d2,a3,b3,c3,d3) do { \

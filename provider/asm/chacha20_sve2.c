@@ -1,15 +1,20 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ChaCha20 with SVE2 intrinsics (AArch64), vector-length agnostic: built
- * with -march=armv8-a+sve2 (this file only) and chosen only when the kernel
- * reports SVE and SVE2 (HWCAP_SVE, HWCAP2_SVE2; core/cpu.c).
+ * with -march=armv8-a+sve2 (libasm_sve2.la) and chosen only when the kernel
+ * reports SVE and SVE2 (HWCAP_SVE, HWCAP2_SVE2; core/cpu.c). The same file
+ * built with -march=armv8-a+sve (libasm_sve.la, no __ARM_FEATURE_SVE2) is
+ * the sve_wide kernel, for cores with SVE but not SVE2 (HWCAP_SVE):
+ * rotations without XAR (below), two scalar blocks a pass.
  *
  * Vertical layout, as the NEON kernel's 4-block passes: z<i> holds word i
  * of VL/32 blocks, one 32-bit lane per block, so a pass is 16 vectors (16 *
  * VL/8 bytes: 256 at 128-bit vectors, 512 at 256, 1024 at 512; with the
- * scalar block 320, 576, 1088) and the rounds need no lane shuffles. Every rotation is one XAR (exclusive-or and
- * rotate right), so a quarter round is 8 instructions, where NEON needs 14
- * (eor + rev32 / shl + sri / tbl).
+ * scalar block 320, 576, 1088) and the rounds need no lane shuffles. Every
+ * rotation is one XAR (exclusive-or and rotate right), so a quarter round
+ * is 8 instructions, where NEON needs 14 (eor + rev32 / shl + sri / tbl);
+ * SVE without SVE2 takes 16 (eor, then revh for 16, tbl for 8, lsl + lsr +
+ * orr for 12 and 7).
  *
  * After the rounds the 16 word vectors become 16 vectors of keystream in
  * memory order by a perfect-shuffle network of ZIP1/ZIP2, which works for
@@ -32,8 +37,13 @@
 #include "chacha20_poly1305_neon.h"
 #include "chacha20_a64_scalar.h"
 
-#if !defined(__ARM_FEATURE_SVE2)
-# error "chacha20_sve2.c needs SVE2: build it with -march=armv8-a+sve2"
+#if !defined(__ARM_FEATURE_SVE)
+# error "chacha20_sve2.c needs SVE: build it with -march=armv8-a+sve2 or +sve"
+#endif
+#if defined(__ARM_FEATURE_SVE2)
+# define SVE2_BUILD 1
+#else
+# define SVE2_BUILD 0       /* the sve_wide kernel only */
 #endif
 #if defined(__ARM_BIG_ENDIAN)
 # error "chacha20_sve2.c assumes little-endian lanes"
@@ -43,12 +53,39 @@ extern const chacha20_kernel chacha20_neon_kernel;
 
 #define SVE_INLINE static inline __attribute__((always_inline))
 
+#if SVE2_BUILD
 /* a += b; d = (d ^ a) <<< n, the rotation as XAR's right rotation by 32 - n */
 #define QSTEP(a, b, d, n) \
     do { \
         a = svadd_u32_x(pg, a, b); \
         d = svxar_n_u32(d, a, 32 - (n)); \
     } while (0)
+#else
+/*
+ * Without SVE2: 16 swaps the halfwords (revh), 8 is a byte table lookup
+ * (tbl, its index r8 made once per call), 12 and 7 are a shift right and a
+ * multiply-add, x * 2^n + (x >> (32 - n)) (mad, the multiplier m12 or m7
+ * made once per call; no shift-and-insert in SVE): 14 instructions a
+ * quarter round. On LLVM 19's Neoverse V1 model the shifts and revh run
+ * on one vector pipe (V1), mad on the other (V0), add, eor and tbl on
+ * either: a double round of VL/32 = 8 blocks takes 64.0 cycles, bound by
+ * its dependency chain, where lsl + lsr + orr (16 instructions) take 66.5,
+ * bound by the two pipes (bench/sve1-dr.c), and the 16 KiB pass 1.10
+ * cycles a byte against 1.13 (GCC 12 makes the mad of the shift form
+ * itself once m12 and m7 are in registers). neon_wide's 6 NEON blocks take
+ * 60 cycles a double round, bound by their chain.
+ */
+#define SROT_16(x) svrevh_u32_x(pg, x)
+#define SROT_8(x) svreinterpret_u32_u8(svtbl_u8(svreinterpret_u8_u32(x), r8))
+#define SROT_12(x) svmad_u32_x(pg, x, m12, svlsr_n_u32_x(pg, x, 20))
+#define SROT_7(x) svmad_u32_x(pg, x, m7, svlsr_n_u32_x(pg, x, 25))
+#define QSTEP(a, b, d, n) \
+    do { \
+        a = svadd_u32_x(pg, a, b); \
+        d = sveor_u32_x(pg, d, a); \
+        d = SROT_##n(d); \
+    } while (0)
+#endif
 
 /*
  * Four quarter rounds side by side, step by step (each step of one quarter
@@ -141,20 +178,60 @@ SVE_INLINE void emit_group128(uint8_t *out, const uint8_t *in, svbool_t pb,
 #define SCALAR_DIAGONALS_ROUND SROUND(SSTEP_PREROT, SCALAR_DIAGONALS)
 
 /*
- * The pass's input words as vectors: v0..v3 sigma, v4..v11 the key, v13..v15
- * the nonce words; the block counters are ctr. Made once per call from
- * words read into locals (out is a byte pointer, so that the compiler
- * would otherwise read key[] again after every store and broadcast it again
- * from a general register: on Neoverse N2 a 3-cycle M0 uop each): 15
- * vectors beside the 16 working ones, the 32 registers.
+ * The pass's input words as vectors, W(i) below: 0..3 sigma, 4..11 the
+ * key, 13..15 the nonce words; the block counters are ctr.
  */
 #define SET_INIT(x) \
-    svuint32_t x##0 = v0, x##1 = v1, x##2 = v2, x##3 = v3, x##4 = v4, \
-               x##5 = v5, x##6 = v6, x##7 = v7, x##8 = v8, x##9 = v9, \
-               x##10 = v10, x##11 = v11, x##12 = ctr, x##13 = v13, \
-               x##14 = v14, x##15 = v15
+    svuint32_t x##0 = W(0), x##1 = W(1), x##2 = W(2), x##3 = W(3), \
+               x##4 = W(4), x##5 = W(5), x##6 = W(6), x##7 = W(7), \
+               x##8 = W(8), x##9 = W(9), x##10 = W(10), x##11 = W(11), \
+               x##12 = ctr, x##13 = W(13), x##14 = W(14), x##15 = W(15)
 
 #define FF(x, v) x = svadd_u32_x(pg, x, v)
+
+/*
+ * The input words' vectors, W(i) for word i (but 12, the counters). SVE2:
+ * v0..v15 broadcast once per call from words read before any store (out is
+ * a byte pointer: read after one, key[] would be read again and broadcast
+ * from a general register each pass, on Neoverse N2 a 3-cycle M0 uop each)
+ * and held: 15 vectors beside the 16 working ones, the 32 registers. SVE: there the
+ * rotations' temporaries and the tbl index need the registers the key and
+ * nonce words would take (GCC spilled them), so W(4..11, 13..15) broadcast
+ * them from key[] and counter[] where they are used, before the rounds and
+ * at the feed-forward (the scalar block's stores in between make the
+ * compiler read them again): nothing key-derived is held, or spilled,
+ * across the rounds.
+ */
+#if SVE2_BUILD
+# define W(i) v##i
+# define IN_DECL \
+    const svuint32_t v4 = svdup_n_u32(key[0]), v5 = svdup_n_u32(key[1]), \
+                     v6 = svdup_n_u32(key[2]), v7 = svdup_n_u32(key[3]), \
+                     v8 = svdup_n_u32(key[4]), v9 = svdup_n_u32(key[5]), \
+                     v10 = svdup_n_u32(key[6]), v11 = svdup_n_u32(key[7]), \
+                     v13 = svdup_n_u32(counter[1]), v14 = svdup_n_u32(counter[2]), \
+                     v15 = svdup_n_u32(counter[3])
+#else
+# define W(i) W_##i
+# define W_0 v0
+# define W_1 v1
+# define W_2 v2
+# define W_3 v3
+# define W_4 svdup_n_u32(key[0])
+# define W_5 svdup_n_u32(key[1])
+# define W_6 svdup_n_u32(key[2])
+# define W_7 svdup_n_u32(key[3])
+# define W_8 svdup_n_u32(key[4])
+# define W_9 svdup_n_u32(key[5])
+# define W_10 svdup_n_u32(key[6])
+# define W_11 svdup_n_u32(key[7])
+# define W_13 svdup_n_u32(counter[1])
+# define W_14 svdup_n_u32(counter[2])
+# define W_15 svdup_n_u32(counter[3])
+# define IN_DECL \
+    const svuint8_t r8 = svreinterpret_u8_u32(svindex_u32(0x02010003u, 0x04040404u)); \
+    const svuint32_t m12 = svdup_n_u32(1u << 12), m7 = svdup_n_u32(1u << 7)
+#endif
 
 /* a pass with S scalar blocks: bytes and blocks */
 #define PASS_BYTES(S) (16 * svcntb() + 64 * (S))
@@ -162,8 +239,8 @@ SVE_INLINE void emit_group128(uint8_t *out, const uint8_t *in, svbool_t pb,
 
 /*
  * n whole passes of 16 * VL/8 + 64 S bytes from block counter[0]: the
- * vector blocks, then the S scalar ones. The state words are broadcast once
- * (SET_INIT above) and stay in 15 registers; the scalar blocks read their
+ * vector blocks, then the S scalar ones. The state words' vectors are
+ * W(i) above; the scalar blocks read their
  * words from key[] and counter[] each pass (general registers are short:
  * 16 words, the pointers and the rotation temporaries).
  * With mac (the sve2-fused AEAD kernel; S 1 only), the pass's
@@ -182,17 +259,9 @@ SVE_INLINE void sve2_pass_loop(uint8_t *out, const uint8_t *in, size_t n,
     const size_t half = 8 * svcntb(), vbytes = 16 * svcntb();
     const uint32_t step = (uint32_t)PASS_BLOCKS(S);
     const size_t mac_q = PASS_BYTES(S) / 16 / 10, mac_r = PASS_BYTES(S) / 16 % 10;
-    const uint32_t k0 = key[0], k1 = key[1], k2 = key[2], k3 = key[3];
-    const uint32_t k4 = key[4], k5 = key[5], k6 = key[6], k7 = key[7];
     const svuint32_t v0 = svdup_n_u32(CHACHA_SIGMA0), v1 = svdup_n_u32(CHACHA_SIGMA1);
     const svuint32_t v2 = svdup_n_u32(CHACHA_SIGMA2), v3 = svdup_n_u32(CHACHA_SIGMA3);
-    const svuint32_t v4 = svdup_n_u32(k0), v5 = svdup_n_u32(k1);
-    const svuint32_t v6 = svdup_n_u32(k2), v7 = svdup_n_u32(k3);
-    const svuint32_t v8 = svdup_n_u32(k4), v9 = svdup_n_u32(k5);
-    const svuint32_t v10 = svdup_n_u32(k6), v11 = svdup_n_u32(k7);
-    const svuint32_t v13 = svdup_n_u32(counter[1]);
-    const svuint32_t v14 = svdup_n_u32(counter[2]);
-    const svuint32_t v15 = svdup_n_u32(counter[3]);
+    IN_DECL;
     svuint32_t ctr = svindex_u32(counter[0], 1);
     uint32_t sctr = counter[0] + (uint32_t)svcntw();
 
@@ -246,10 +315,10 @@ SVE_INLINE void sve2_pass_loop(uint8_t *out, const uint8_t *in, size_t n,
             }
         }
         /* feed-forward, then the keystream out */
-        FF(x0, v0); FF(x1, v1); FF(x2, v2); FF(x3, v3);
-        FF(x4, v4); FF(x5, v5); FF(x6, v6); FF(x7, v7);
-        FF(x8, v8); FF(x9, v9); FF(x10, v10); FF(x11, v11);
-        FF(x12, ctr); FF(x13, v13); FF(x14, v14); FF(x15, v15);
+        FF(x0, W(0)); FF(x1, W(1)); FF(x2, W(2)); FF(x3, W(3));
+        FF(x4, W(4)); FF(x5, W(5)); FF(x6, W(6)); FF(x7, W(7));
+        FF(x8, W(8)); FF(x9, W(9)); FF(x10, W(10)); FF(x11, W(11));
+        FF(x12, ctr); FF(x13, W(13)); FF(x14, W(14)); FF(x15, W(15));
         if (svcntb() == 16) {
             emit_group128(out, in, pb, 0, x0, x1, x2, x3);
             emit_group128(out, in, pb, 1, x4, x5, x6, x7);
@@ -278,6 +347,7 @@ SVE_INLINE void sve2_pass_loop(uint8_t *out, const uint8_t *in, size_t n,
 }
 #undef FF
 
+#if SVE2_BUILD
 /* the passes of sve2 (and the AEAD's: plain, sealing's first, with the MAC) */
 SVE_INLINE void sve2_pass1(uint8_t *out, const uint8_t *in, size_t n,
                            const uint32_t key[8], const uint32_t counter[4],
@@ -290,7 +360,19 @@ DEFINE_PASSES_PLAIN(sve2, sve2_pass1, 1024)
 
 DEFINE_PASSES_MAC(sve2, sve2_pass1, 1024)
 
-/* the passes of sve2_wide: two scalar blocks */
+/* input too short for a pass, and the rest after them */
+# define SHORT_KERNEL chacha20_neon_kernel
+#else
+/*
+ * sve_wide's: neon_wide, the kernel auto took on Neoverse V1 before (its
+ * 512-byte passes from 512 bytes, neon's paths below): up to 1 KiB the
+ * same code and instruction counts as there.
+ */
+extern const chacha20_kernel chacha20_neon_wide_kernel;
+# define SHORT_KERNEL chacha20_neon_wide_kernel
+#endif
+
+/* the passes of sve2_wide and sve_wide: two scalar blocks */
 SVE_INLINE void sve2_pass2(uint8_t *out, const uint8_t *in, size_t n,
                            const uint32_t key[8], const uint32_t counter[4],
                            stitched_mac *mac)
@@ -327,10 +409,22 @@ xor_long(uint8_t *out, const uint8_t *in, size_t len, const uint32_t key[8],
 
     burnt(out, in, n, key, counter);
     if (len > n * pass)
-        chacha20_neon_kernel.xor_stream(out + n * pass, in + n * pass,
-                                        len - n * pass, key, ctr);
+        SHORT_KERNEL.xor_stream(out + n * pass, in + n * pass, len - n * pass,
+                                key, ctr);
 }
 
+static void chacha20_xor_sve2_wide(uint8_t *out, const uint8_t *in, size_t len,
+                                   const uint32_t key[8],
+                                   const uint32_t counter[4])
+{
+    if (len < SVE2_MIN_LEN || len < PASS_BYTES(2))
+        SHORT_KERNEL.xor_stream(out, in, len, key, counter);
+    else
+        xor_long(out, in, len, key, counter, PASS_BYTES(2), PASS_BLOCKS(2),
+                 sve2_wide_burnt);
+}
+
+#if SVE2_BUILD
 static void chacha20_xor_sve2(uint8_t *out, const uint8_t *in, size_t len,
                               const uint32_t key[8], const uint32_t counter[4])
 {
@@ -340,17 +434,6 @@ static void chacha20_xor_sve2(uint8_t *out, const uint8_t *in, size_t len,
     else
         xor_long(out, in, len, key, counter, PASS_BYTES(1), PASS_BLOCKS(1),
                  sve2_burnt);
-}
-
-static void chacha20_xor_sve2_wide(uint8_t *out, const uint8_t *in, size_t len,
-                                   const uint32_t key[8],
-                                   const uint32_t counter[4])
-{
-    if (len < SVE2_MIN_LEN || len < PASS_BYTES(2))
-        chacha20_neon_kernel.xor_stream(out, in, len, key, counter);
-    else
-        xor_long(out, in, len, key, counter, PASS_BYTES(2), PASS_BLOCKS(2),
-                 sve2_wide_burnt);
 }
 
 const chacha20_kernel chacha20_sve2_kernel = {
@@ -397,3 +480,20 @@ const chacha20_poly1305_kernel chacha20_poly1305_sve2_kernel = {
     .xor_mac = xor_mac_sve2,
     .min_len = { SVE2_MIN_LEN, SVE2_MIN_LEN },
 };
+#else
+/*
+ * sve_wide (SVE without SVE2: Neoverse V1, 256-bit vectors): the sve2_wide
+ * passes with SVE's rotations, 8 vector + 2 scalar blocks, 640 bytes a pass
+ * at V1's vector length; shorter input and the rest after the passes as
+ * neon_wide. LLVM 19's V1 model: see README, "ARM servers". auto takes it
+ * with ARM_SVE_WIDE only (Neoverse V1, by MIDR_EL1). Its AEAD pairs it as
+ * neon_wide: neon_wide1-fused on V1, as before.
+ */
+const chacha20_kernel chacha20_sve_wide_kernel = {
+    .name = "sve_wide",
+    .caps = CHACHA_CAP_NEON | CHACHA_CAP_SVE,
+    .prefer = CHACHA_CAP_ARM_SVE_WIDE,
+    .xor_stream = chacha20_xor_sve2_wide,
+    .pairs_as = &chacha20_neon_wide_kernel,
+};
+#endif

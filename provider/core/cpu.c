@@ -28,7 +28,8 @@ static unsigned int caps_value;
  * ARM_MAC_FWD (Poly1305 neon_wide: fewer cycles on the V2 model, whose
  * multiply-accumulates forward their sum, more on the others) and
  * ARM_SVE2_WIDE (ChaCha20 sve2_wide, 4 SVE2 + 2 scalar blocks a pass: fewer
- * cycles on the V2 model, more on N2's). Built on every
+ * cycles on the V2 model, more on N2's); V1 ARM_SVE_WIDE (ChaCha20
+ * sve_wide, SVE without SVE2: fewer cycles on the V1 model). Built on every
  * architecture, so that the tests check the table everywhere.
  */
 unsigned int chacha_arm_core_prefer(uint64_t midr)
@@ -39,7 +40,7 @@ unsigned int chacha_arm_core_prefer(uint64_t midr)
     } cores[] = {
         { 0xd0c, CHACHA_CAP_ARM_WIDE },                              /* N1 */
         { 0xd40, CHACHA_CAP_ARM_WIDE | CHACHA_CAP_ARM_WIDE_MAC
-                 | CHACHA_CAP_ARM_WIDE_MAC1 },                       /* V1 */
+                 | CHACHA_CAP_ARM_WIDE_MAC1 | CHACHA_CAP_ARM_SVE_WIDE }, /* V1 */
         { 0xd49, CHACHA_CAP_ARM_WIDE | CHACHA_CAP_ARM_WIDE_MAC },    /* N2 */
         { 0xd4f, CHACHA_CAP_ARM_WIDE | CHACHA_CAP_ARM_WIDE_MAC
                  | CHACHA_CAP_ARM_MAC_FWD | CHACHA_CAP_ARM_SVE2_WIDE }, /* V2 */
@@ -169,6 +170,7 @@ static unsigned int detect_caps(void)
 {
     /* Advanced SIMD is mandatory on AArch64 Linux */
     return CHACHA_CAP_NEON
+           | ((getauxval(AT_HWCAP) & HWCAP_SVE) ? CHACHA_CAP_SVE : 0)
            | ((getauxval(AT_HWCAP) & HWCAP_SVE) && (getauxval(AT_HWCAP2) & HWCAP2_SVE2)
               ? CHACHA_CAP_SVE2 : 0)
            | chacha_arm_core_prefer(read_midr());

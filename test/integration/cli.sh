@@ -198,10 +198,11 @@ fi
 # Arm's server cores by MIDR_EL1 (the table is built on every architecture):
 # ARM_WIDE (auto takes neon_wide) on Neoverse N1, V1, N2, V2, V3, N3;
 # ARM_WIDE_MAC (auto takes neon_wide-fused for the AEAD) on all but N1;
-# ARM_WIDE_MAC1 (neon_wide1-fused instead) on V1; ARM_MAC_FWD (Poly1305
-# neon_wide) and ARM_SVE2_WIDE (ChaCha20 sve2_wide) on V2, V3
+# ARM_WIDE_MAC1 (neon_wide1-fused instead) and ARM_SVE_WIDE (ChaCha20
+# sve_wide) on V1; ARM_MAC_FWD (Poly1305 neon_wide) and ARM_SVE2_WIDE
+# (ChaCha20 sve2_wide) on V2, V3
 if [ -n "${LIST_KERNELS:-}" ]; then
-    for m in "410fd0c0:armwide" "410fd401:armwide armwidemac armwidemac1" \
+    for m in "410fd0c0:armwide" "410fd401:armwide armwidemac armwidemac1 armsvewide" \
              "410fd490:armwide armwidemac" "410fd4f0:armwide armwidemac armmacfwd armsve2wide" \
              "410fd840:armwide armwidemac armmacfwd armsve2wide" "410fd8e0:armwide armwidemac" \
              "410fd080:none" "410fd034:none" "510fd0c0:none"; do
@@ -228,6 +229,13 @@ if [ -n "${LIST_KERNELS:-}" ]; then
             CHACHA_PROVIDER_DEBUG=1 $OPENSSL list -providers $ours >"$tmp/o" 2>&1
         check "forced sve2_wide: the AEAD runs sve2-fused" \
             grep -qF "(chacha20=sve2_wide poly1305=neon aead=sve2-fused)" "$tmp/o"
+    fi
+    # sve_wide pairs as neon_wide: its AEAD is neon_wide1-fused (V1's, as before)
+    if ${EMULATOR:-} "$LIST_KERNELS" chacha20 | grep -qx sve_wide; then
+        $unpinned CHACHA_PROVIDER_IMPL=sve_wide CHACHA_PROVIDER_POLY1305_IMPL=neon \
+            CHACHA_PROVIDER_DEBUG=1 $OPENSSL list -providers $ours >"$tmp/o" 2>&1
+        check "forced sve_wide: the AEAD runs neon_wide1-fused" \
+            grep -qF "(chacha20=sve_wide poly1305=neon aead=neon_wide1-fused)" "$tmp/o"
     fi
 fi
 

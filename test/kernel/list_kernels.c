@@ -34,11 +34,12 @@ int main(int argc, char **argv)
     if (only != NULL && strcmp(only, "midr") == 0 && argc == 3) {
         unsigned int prefer = chacha_arm_core_prefer(strtoull(argv[2], NULL, 16));
 
-        printf("%s%s%s%s%s\n", prefer & CHACHA_CAP_ARM_WIDE ? "armwide" : "none",
+        printf("%s%s%s%s%s%s\n", prefer & CHACHA_CAP_ARM_WIDE ? "armwide" : "none",
                prefer & CHACHA_CAP_ARM_WIDE_MAC ? " armwidemac" : "",
                prefer & CHACHA_CAP_ARM_WIDE_MAC1 ? " armwidemac1" : "",
                prefer & CHACHA_CAP_ARM_MAC_FWD ? " armmacfwd" : "",
-               prefer & CHACHA_CAP_ARM_SVE2_WIDE ? " armsve2wide" : "");
+               prefer & CHACHA_CAP_ARM_SVE2_WIDE ? " armsve2wide" : "",
+               prefer & CHACHA_CAP_ARM_SVE_WIDE ? " armsvewide" : "");
         return 0;
     }
 
