@@ -53,6 +53,10 @@ static void chacha20_xor_neon_wide(uint8_t *out, const uint8_t *in, size_t len,
 
 extern const chacha20_kernel chacha20_neon_kernel;
 
+void chacha20_neon_wide_xor(uint8_t *out, const uint8_t *in, size_t len,
+                            const uint32_t key[8], const uint32_t counter[4])
+    __attribute__((alias("chacha20_xor_neon_wide")));
+
 const chacha20_kernel chacha20_neon_wide_kernel = {
     .name = "neon_wide",
     .caps = CHACHA_CAP_NEON,
@@ -72,6 +76,12 @@ static void chacha20_xor_neon(uint8_t *out, const uint8_t *in, size_t len,
 #endif
     xor_rest(out, in, len, key, counter);
 }
+
+#if defined(__aarch64__)
+void chacha20_neon_xor(uint8_t *out, const uint8_t *in, size_t len,
+                       const uint32_t key[8], const uint32_t counter[4])
+    __attribute__((alias("chacha20_xor_neon")));
+#endif
 
 const chacha20_kernel chacha20_neon_kernel = {
     .name = "neon",

@@ -35,6 +35,17 @@ typedef struct {
     } while (0)
 #define MAC_ROUND(m) do { if (m) MAC_BLOCK(m); } while (0)
 
+/*
+ * The NEON kernels' ChaCha20 (chacha20_neon.c: aliases of their
+ * descriptors' functions), called directly by the SVE kernels for input
+ * shorter than a pass and the rest after the passes: a tail call where the
+ * descriptor's pointer took a load and an indirect call.
+ */
+void chacha20_neon_xor(uint8_t *out, const uint8_t *in, size_t len,
+                       const uint32_t key[8], const uint32_t counter[4]);
+void chacha20_neon_wide_xor(uint8_t *out, const uint8_t *in, size_t len,
+                            const uint32_t key[8], const uint32_t counter[4]);
+
 /* n passes of ChaCha20 from block counter[0]: out = in ^ keystream */
 typedef void passes_fn(uint8_t *out, const uint8_t *in, size_t n,
                        const uint32_t key[8], const uint32_t counter[4]);

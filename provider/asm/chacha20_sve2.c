@@ -49,7 +49,6 @@
 # error "chacha20_sve2.c assumes little-endian lanes"
 #endif
 
-extern const chacha20_kernel chacha20_neon_kernel;
 
 #define SVE_INLINE static inline __attribute__((always_inline))
 
@@ -361,7 +360,7 @@ DEFINE_PASSES_PLAIN(sve2, sve2_pass1, 1024)
 DEFINE_PASSES_MAC(sve2, sve2_pass1, 1024)
 
 /* input too short for a pass, and the rest after them */
-# define SHORT_KERNEL chacha20_neon_kernel
+# define SHORT_XOR chacha20_neon_xor
 #else
 /*
  * sve_wide's: neon_wide, the kernel auto took on Neoverse V1 before (its
@@ -369,7 +368,7 @@ DEFINE_PASSES_MAC(sve2, sve2_pass1, 1024)
  * same code and instruction counts as there.
  */
 extern const chacha20_kernel chacha20_neon_wide_kernel;
-# define SHORT_KERNEL chacha20_neon_wide_kernel
+# define SHORT_XOR chacha20_neon_wide_xor
 #endif
 
 /* the passes of sve2_wide and sve_wide: two scalar blocks */
@@ -394,7 +393,8 @@ DEFINE_PASSES_PLAIN(sve2_wide, sve2_pass2, 1024)
  * Whole passes of pass bytes (pass_blocks blocks) by burnt (the passes,
  * then the stack burnt: GCC spills some of the scalar blocks' words,
  * test_stack_residue checks), then the rest (out of line: the short path
- * stays a leaf).
+ * stays a leaf). From SVE2_MIN_LEN bytes, which at 512-bit vectors and
+ * above may be less than a pass: then it is all rest.
  */
 static __attribute__((noinline)) void
 xor_long(uint8_t *out, const uint8_t *in, size_t len, const uint32_t key[8],
@@ -407,18 +407,19 @@ xor_long(uint8_t *out, const uint8_t *in, size_t len, const uint32_t key[8],
         counter[3]
     };
 
-    burnt(out, in, n, key, counter);
+    if (n > 0)
+        burnt(out, in, n, key, counter);
     if (len > n * pass)
-        SHORT_KERNEL.xor_stream(out + n * pass, in + n * pass, len - n * pass,
-                                key, ctr);
+        SHORT_XOR(out + n * pass, in + n * pass, len - n * pass, key, ctr);
 }
 
 static void chacha20_xor_sve2_wide(uint8_t *out, const uint8_t *in, size_t len,
                                    const uint32_t key[8],
                                    const uint32_t counter[4])
 {
-    if (len < SVE2_MIN_LEN || len < PASS_BYTES(2))
-        SHORT_KERNEL.xor_stream(out, in, len, key, counter);
+    /* one length test: the short path is 2 instructions */
+    if (len < SVE2_MIN_LEN)
+        SHORT_XOR(out, in, len, key, counter);
     else
         xor_long(out, in, len, key, counter, PASS_BYTES(2), PASS_BLOCKS(2),
                  sve2_wide_burnt);
@@ -428,9 +429,9 @@ static void chacha20_xor_sve2_wide(uint8_t *out, const uint8_t *in, size_t len,
 static void chacha20_xor_sve2(uint8_t *out, const uint8_t *in, size_t len,
                               const uint32_t key[8], const uint32_t counter[4])
 {
-    /* the length test first: the short path is 7 instructions to neon's */
-    if (len < SVE2_MIN_LEN || len < PASS_BYTES(1))
-        chacha20_neon_kernel.xor_stream(out, in, len, key, counter);
+    /* one length test: the short path is 2 instructions */
+    if (len < SVE2_MIN_LEN)
+        chacha20_neon_xor(out, in, len, key, counter);
     else
         xor_long(out, in, len, key, counter, PASS_BYTES(1), PASS_BLOCKS(1),
                  sve2_burnt);
