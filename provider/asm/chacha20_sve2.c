@@ -13,8 +13,8 @@
  * scalar block 320, 576, 1088) and the rounds need no lane shuffles. Every
  * rotation is one XAR (exclusive-or and rotate right), so a quarter round
  * is 8 instructions, where NEON needs 14 (eor + rev32 / shl + sri / tbl);
- * SVE without SVE2 takes 16 (eor, then revh for 16, tbl for 8, lsl + lsr +
- * orr for 12 and 7).
+ * SVE without SVE2 takes 14 (eor, then revh for 16, tbl for 8, lsr + mad
+ * for 12 and 7).
  *
  * After the rounds the 16 word vectors become 16 vectors of keystream in
  * memory order by a perfect-shuffle network of ZIP1/ZIP2, which works for
@@ -29,7 +29,7 @@
  * One scalar block per pass rides along on the integer pipes, its steps
  * with the rotation off the chain (SSTEP_PREROT). Input below
  * 1025 bytes, and what is left after the whole passes, goes to the NEON
- * kernel.
+ * kernel (neon; sve_wide's to neon_wide).
  */
 #include <arm_sve.h>
 #include "kernel.h"
@@ -40,10 +40,17 @@
 #if !defined(__ARM_FEATURE_SVE)
 # error "chacha20_sve2.c needs SVE: build it with -march=armv8-a+sve2 or +sve"
 #endif
-#if defined(__ARM_FEATURE_SVE2)
+/*
+ * Which build: CHACHA_SVE_ONLY (libasm_sve.la's CPPFLAGS) makes the
+ * sve_wide kernel only, whatever -march the user's CFLAGS add after ours
+ * (SVE2 code there would define the SVE2 kernels twice).
+ */
+#if defined(CHACHA_SVE_ONLY)
+# define SVE2_BUILD 0
+#elif defined(__ARM_FEATURE_SVE2)
 # define SVE2_BUILD 1
 #else
-# define SVE2_BUILD 0       /* the sve_wide kernel only */
+# error "chacha20_sve2.c without CHACHA_SVE_ONLY needs SVE2: -march=armv8-a+sve2"
 #endif
 #if defined(__ARM_BIG_ENDIAN)
 # error "chacha20_sve2.c assumes little-endian lanes"
@@ -417,7 +424,7 @@ static void chacha20_xor_sve2_wide(uint8_t *out, const uint8_t *in, size_t len,
                                    const uint32_t key[8],
                                    const uint32_t counter[4])
 {
-    /* one length test: the short path is 2 instructions */
+    /* one length test: the short path is 3 instructions (cmp, b.hi, b) */
     if (len < SVE2_MIN_LEN)
         SHORT_XOR(out, in, len, key, counter);
     else
@@ -429,7 +436,7 @@ static void chacha20_xor_sve2_wide(uint8_t *out, const uint8_t *in, size_t len,
 static void chacha20_xor_sve2(uint8_t *out, const uint8_t *in, size_t len,
                               const uint32_t key[8], const uint32_t counter[4])
 {
-    /* one length test: the short path is 2 instructions */
+    /* one length test: the short path is 3 instructions (cmp, b.hi, b) */
     if (len < SVE2_MIN_LEN)
         chacha20_neon_xor(out, in, len, key, counter);
     else
@@ -439,7 +446,7 @@ static void chacha20_xor_sve2(uint8_t *out, const uint8_t *in, size_t len,
 
 const chacha20_kernel chacha20_sve2_kernel = {
     .name = "sve2",
-    .caps = CHACHA_CAP_NEON | CHACHA_CAP_SVE2,
+    .caps = CHACHA_CAP_NEON | CHACHA_CAP_SVE | CHACHA_CAP_SVE2,
     .xor_stream = chacha20_xor_sve2,
 };
 
@@ -453,7 +460,7 @@ const chacha20_kernel chacha20_sve2_kernel = {
  */
 const chacha20_kernel chacha20_sve2_wide_kernel = {
     .name = "sve2_wide",
-    .caps = CHACHA_CAP_NEON | CHACHA_CAP_SVE2,
+    .caps = CHACHA_CAP_NEON | CHACHA_CAP_SVE | CHACHA_CAP_SVE2,
     .prefer = CHACHA_CAP_ARM_SVE2_WIDE,
     .xor_stream = chacha20_xor_sve2_wide,
     .pairs_as = &chacha20_sve2_kernel,
@@ -475,7 +482,7 @@ DEFINE_XOR_MAC(xor_mac_sve2, PASS_BYTES(1), sve2)
 
 const chacha20_poly1305_kernel chacha20_poly1305_sve2_kernel = {
     .name = "sve2-fused",
-    .caps = CHACHA_CAP_NEON | CHACHA_CAP_SVE2,
+    .caps = CHACHA_CAP_NEON | CHACHA_CAP_SVE | CHACHA_CAP_SVE2,
     .chacha = &chacha20_sve2_kernel,
     .poly = &poly1305_neon_kernel,
     .xor_mac = xor_mac_sve2,

@@ -544,6 +544,8 @@ int main(void)
 #elif defined(CHACHA_HAVE_NEON) && defined(__aarch64__)
         want_caps |= CHACHA_CAP_NEON;
 # if defined(CHACHA_HAVE_SVE2)
+        if (getauxval(AT_HWCAP) & (1 << 22))
+            want_caps |= CHACHA_CAP_SVE;      /* HWCAP_SVE: sve_wide */
         if ((getauxval(AT_HWCAP) & (1 << 22)) && (getauxval(AT_HWCAP2) & (1 << 1)))
             want_caps |= CHACHA_CAP_SVE2;     /* HWCAP_SVE, HWCAP2_SVE2 */
 # endif
