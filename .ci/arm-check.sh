@@ -86,8 +86,10 @@ fi
 # sessions, 96 s under qemu, no kernel-dependent allocation) run in the
 # first configuration and the UBSan build, as `make check` runs them once on
 # x86-64; the later runs take the rest of the list.
-all_tests=$(printf 'print-tests:\n\t@echo $(TESTS)\n' | make -s -f Makefile -f - print-tests)
-once_tests=$(printf 'print-once:\n\t@echo $(EVP_ONCE_TESTS)\n' | make -s -f Makefile -f - print-once)
+lists=$(printf 'print-tests:\n\t@echo $(TESTS)\n\t@echo $(EVP_ONCE_TESTS)\n' |
+    make -s -f Makefile -f - print-tests)
+all_tests=$(echo "$lists" | sed -n 1p)
+once_tests=$(echo "$lists" | sed -n 2p)
 rest_tests=
 for t in $all_tests; do
     case " $once_tests " in *" $t "*) ;; *) rest_tests="$rest_tests $t" ;; esac

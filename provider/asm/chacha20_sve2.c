@@ -56,7 +56,6 @@
 # error "chacha20_sve2.c assumes little-endian lanes"
 #endif
 
-
 #define SVE_INLINE static inline __attribute__((always_inline))
 
 #if SVE2_BUILD
@@ -196,44 +195,47 @@ SVE_INLINE void emit_group128(uint8_t *out, const uint8_t *in, svbool_t pb,
 #define FF(x, v) x = svadd_u32_x(pg, x, v)
 
 /*
- * The input words' vectors, W(i) for word i (but 12, the counters). SVE2:
- * v0..v15 broadcast once per call from words read before any store (out is
- * a byte pointer: read after one, key[] would be read again and broadcast
- * from a general register each pass, on Neoverse N2 a 3-cycle M0 uop each)
- * and held: 15 vectors beside the 16 working ones, the 32 registers. SVE: there the
- * rotations' temporaries and the tbl index need the registers the key and
- * nonce words would take (GCC spilled them), so W(4..11, 13..15) broadcast
- * them from key[] and counter[] where they are used, before the rounds and
- * at the feed-forward (the scalar block's stores in between make the
- * compiler read them again): nothing key-derived is held, or spilled,
- * across the rounds.
+ * The input words' vectors, W(i) for word i (but 12, the counters), each
+ * broadcast from its source INW_i. SVE2: all held (HOLD_W), broadcast once
+ * per call from words read before any store (out is a byte pointer: read
+ * after one, key[] would be read again and broadcast from a general
+ * register each pass, on Neoverse N2 a 3-cycle M0 uop each): 15 vectors
+ * beside the 16 working ones, the 32 registers. SVE: there the rotations'
+ * temporaries and the tbl index need the registers the key and nonce words
+ * would take (GCC spilled them), so W(i) broadcasts where it is used,
+ * before the rounds and at the feed-forward; key[] and counter[] are read
+ * again each time (the scalar block's stores in between make the compiler
+ * do so): nothing key-derived is held, or spilled, across the rounds. The
+ * sigma constants GCC keeps in registers (the same code as when they were
+ * declared held).
  */
+/* where input word i comes from */
+#define INW_0 CHACHA_SIGMA0
+#define INW_1 CHACHA_SIGMA1
+#define INW_2 CHACHA_SIGMA2
+#define INW_3 CHACHA_SIGMA3
+#define INW_4 key[0]
+#define INW_5 key[1]
+#define INW_6 key[2]
+#define INW_7 key[3]
+#define INW_8 key[4]
+#define INW_9 key[5]
+#define INW_10 key[6]
+#define INW_11 key[7]
+#define INW_13 counter[1]
+#define INW_14 counter[2]
+#define INW_15 counter[3]
+#define DUP_W(i) svdup_n_u32(INW_##i)
+#define HOLD_W(i) v##i = DUP_W(i)
 #if SVE2_BUILD
 # define W(i) v##i
 # define IN_DECL \
-    const svuint32_t v4 = svdup_n_u32(key[0]), v5 = svdup_n_u32(key[1]), \
-                     v6 = svdup_n_u32(key[2]), v7 = svdup_n_u32(key[3]), \
-                     v8 = svdup_n_u32(key[4]), v9 = svdup_n_u32(key[5]), \
-                     v10 = svdup_n_u32(key[6]), v11 = svdup_n_u32(key[7]), \
-                     v13 = svdup_n_u32(counter[1]), v14 = svdup_n_u32(counter[2]), \
-                     v15 = svdup_n_u32(counter[3])
+    const svuint32_t HOLD_W(0), HOLD_W(1), HOLD_W(2), HOLD_W(3), HOLD_W(4), \
+                     HOLD_W(5), HOLD_W(6), HOLD_W(7), HOLD_W(8), HOLD_W(9), \
+                     HOLD_W(10), HOLD_W(11), HOLD_W(13), HOLD_W(14), HOLD_W(15)
 #else
-# define W(i) W_##i
-# define W_0 v0
-# define W_1 v1
-# define W_2 v2
-# define W_3 v3
-# define W_4 svdup_n_u32(key[0])
-# define W_5 svdup_n_u32(key[1])
-# define W_6 svdup_n_u32(key[2])
-# define W_7 svdup_n_u32(key[3])
-# define W_8 svdup_n_u32(key[4])
-# define W_9 svdup_n_u32(key[5])
-# define W_10 svdup_n_u32(key[6])
-# define W_11 svdup_n_u32(key[7])
-# define W_13 svdup_n_u32(counter[1])
-# define W_14 svdup_n_u32(counter[2])
-# define W_15 svdup_n_u32(counter[3])
+/* the sigma constants too: GCC keeps those four in registers */
+# define W(i) DUP_W(i)
 # define IN_DECL \
     const svuint8_t r8 = svreinterpret_u8_u32(svindex_u32(0x02010003u, 0x04040404u)); \
     const svuint32_t m12 = svdup_n_u32(1u << 12), m7 = svdup_n_u32(1u << 7)
@@ -265,8 +267,6 @@ SVE_INLINE void sve2_pass_loop(uint8_t *out, const uint8_t *in, size_t n,
     const size_t half = 8 * svcntb(), vbytes = 16 * svcntb();
     const uint32_t step = (uint32_t)PASS_BLOCKS(S);
     const size_t mac_q = PASS_BYTES(S) / 16 / 10, mac_r = PASS_BYTES(S) / 16 % 10;
-    const svuint32_t v0 = svdup_n_u32(CHACHA_SIGMA0), v1 = svdup_n_u32(CHACHA_SIGMA1);
-    const svuint32_t v2 = svdup_n_u32(CHACHA_SIGMA2), v3 = svdup_n_u32(CHACHA_SIGMA3);
     IN_DECL;
     svuint32_t ctr = svindex_u32(counter[0], 1);
     uint32_t sctr = counter[0] + (uint32_t)svcntw();
