@@ -27,6 +27,16 @@ step() { # step NAME CMD...: one pass/fail
     echo "=== $name"
     if "$@"; then ok "$name"; else bad "$name"; fi
 }
+# failed_logs LINES LOG...: each test log whose .trs says FAIL or ERROR,
+# named, then its last LINES lines (a job's failed tests, after make check)
+failed_logs() {
+    _lines=$1; shift
+    for _f in "$@"; do
+        grep -q -E '^:test-result: (FAIL|ERROR)' "${_f%.log}.trs" 2>/dev/null &&
+            { echo "--- $_f"; tail -n "$_lines" "$_f"; }
+    done
+    return 0
+}
 
 if [ ! -x "$top/configure" ] || [ "$top/configure.ac" -nt "$top/configure" ] \
    || [ "$top/Makefile.am" -nt "$top/Makefile.in" ]; then
@@ -53,10 +63,7 @@ asan_check() {
     rc=$?
     make -j"$jobs" check-emu OPENSSL="$asan/openssl-asan" >check-emu.log 2>&1 || rc=1; }
     grep -E '^(PASS|FAIL|SKIP|ERROR|XFAIL|XPASS):' check.log check-emu.log
-    [ $rc -eq 0 ] || for f in test/*/*.log; do
-        grep -q -E '^:test-result: (FAIL|ERROR)' "${f%.log}.trs" 2>/dev/null &&
-            { echo "--- $f"; tail -n 60 "$f"; }
-    done
+    [ $rc -eq 0 ] || failed_logs 60 test/*/*.log
     return $rc
 }
 step "asan+ubsan build" asan_build
@@ -108,10 +115,7 @@ clang_check() {
     grep -E '^(PASS|FAIL|SKIP|ERROR):' check.log
     grep -h -E '^(chacha20|poly1305|fused) .*\(native\)|: [0-9]+ passed, [0-9]+ failed' test/kernel/*.log
     grep -q '^SKIP:' check.log && { echo "a kernel test skipped in the clang build"; rc=1; }
-    [ $rc -eq 0 ] || for f in test/kernel/*.log; do
-        grep -q -E '^:test-result: (FAIL|ERROR)' "${f%.log}.trs" 2>/dev/null &&
-            { echo "--- $f"; tail -n 40 "$f"; }
-    done
+    [ $rc -eq 0 ] || failed_logs 40 test/kernel/*.log
     return $rc
 }
 step "clang build" clang_build
