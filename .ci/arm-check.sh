@@ -13,7 +13,8 @@
 # Needs .ci/arm-setup.sh first. Usage: .ci/arm-check.sh aarch64|armv7
 # The large random tests run fewer iterations under emulation; every vector
 # set runs in full. The allocation sweep (run once on x86-64 too) runs in the
-# first configuration of each architecture and in the UBSan build.
+# first configuration of each architecture and in the UBSan build; the
+# kernel-level tests (every kernel, whatever is pinned) once per qemu CPU.
 set -u
 arch=$1
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -86,17 +87,26 @@ fi
 # sessions, 96 s under qemu, no kernel-dependent allocation) run in the
 # first configuration and the UBSan build, as `make check` runs them once on
 # x86-64; the later runs take the rest of the list.
-lists=$(printf 'print-tests:\n\t@echo $(TESTS)\n\t@echo $(EVP_ONCE_TESTS)\n' |
+# The kernel-level tests (KERNEL_TESTS: every kernel of the build, whatever
+# is pinned) run once per qemu CPU: a later run on the same -cpu takes the
+# rest of its list.
+lists=$(printf 'print-tests:\n\t@echo $(TESTS)\n\t@echo $(EVP_ONCE_TESTS)\n\t@echo $(KERNEL_TESTS)\n' |
     make -s -f Makefile -f - print-tests)
 all_tests=$(echo "$lists" | sed -n 1p)
 once_tests=$(echo "$lists" | sed -n 2p)
-rest_tests=
-for t in $all_tests; do
-    case " $once_tests " in *" $t "*) ;; *) rest_tests="$rest_tests $t" ;; esac
-done
-[ -n "$all_tests" ] && [ -n "$once_tests" ] && [ -n "$rest_tests" ] ||
+kernel_tests=$(echo "$lists" | sed -n 3p)
+# without_tests LIST EXCLUDED: LIST without the tests in EXCLUDED
+without_tests() {
+    _kept=
+    for _t in $1; do
+        case " $2 " in *" $_t "*) ;; *) _kept="$_kept $_t" ;; esac
+    done
+    echo $_kept
+}
+[ -n "$all_tests" ] && [ -n "$once_tests" ] && [ -n "$kernel_tests" ] ||
     { echo "$arch: cannot read the test lists from the Makefile: 0 passed, 1 failed"; exit 1; }
 first=1
+cpus_seen=
 
 rc=0
 for run in "$@"; do
@@ -114,8 +124,14 @@ for run in "$@"; do
     # Neoverse V2/V3, which no qemu core is)
     poly=auto; [ "$impl" = portable ] && poly=portable
     [ "$impl" = neon_wide ] && poly=neon_wide
-    tests=$all_tests; [ "$first" = 1 ] || tests=$rest_tests
+    tests=$all_tests
+    [ "$first" = 1 ] || tests=$(without_tests "$tests" "$once_tests")
+    case " $cpus_seen " in
+    *" $cpu "*) tests=$(without_tests "$tests" "$kernel_tests")
+                echo "(the kernel-level tests ran on -cpu $cpu above)" ;;
+    esac
     first=0
+    cpus_seen="$cpus_seen $cpu"
     make -j"${JOBS:-2}" check TESTS="$tests" EMULATOR="$emu" QEMU_CPU=$cpu CHACHA_PROVIDER_IMPL=$impl \
         CHACHA_PROVIDER_POLY1305_IMPL=$poly \
         OPENSSL="$openssl_cmd" CHACHA_TEST_ITERATIONS=300 >"check-$impl-$cpu.log" 2>&1 || rc=1

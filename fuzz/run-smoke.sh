@@ -6,9 +6,9 @@
 # fuzz_differential there, writes the seed corpus from test/vectors, then runs
 # libFuzzer once per kernel this CPU has (every ChaCha20 kernel with
 # Poly1305 on auto, then every other Poly1305 kernel), SECONDS (default 60)
-# split between the runs. Prints execs and coverage per run; exits non-zero on
-# any crash or differential failure; ends with "fuzz: N passed, N failed" (one
-# check per kernel run). Then fuzz_core (the cores and kernels directly,
+# split between the runs (JOBS of them at a time). Prints execs and
+# coverage per run; exits non-zero on any crash or differential failure;
+# ends with "fuzz: N passed, N failed" (one check per kernel run). Then fuzz_core (the cores and kernels directly,
 # against the portable kernel and libsodium) for FUZZ_CORE_SECONDS (default
 # 10), and the committed corpora replayed input by input: fuzz/corpus-min and
 # fuzz/regressions through fuzz_differential, fuzz/corpus-core-min through
@@ -69,10 +69,12 @@ for c in $chacha; do runs="$runs $c/auto"; done
 for p in $poly; do [ "$p" = "$first_poly" ] || runs="$runs auto/$p"; done
 n=$(echo $runs | wc -w)
 share=$((total / n)); [ $share -lt 1 ] && share=1
-echo "# $n kernel runs, ${share}s each: $runs"
+echo "# $n kernel runs, ${share}s each, ${JOBS:-2} at a time: $runs"
 
-for run in $runs; do
-    c=${run%/*}; p=${run#*/}
+# one libFuzzer run (chacha20 kernel $1, Poly1305 kernel $2); its verdict,
+# for the parent to read, in $build/verdict-$1-$2
+fuzz_run() {
+    c=$1; p=$2
     log=$build/run-$c-$p.log
     # libFuzzer: keep new inputs in a scratch dir, seeds read from the corpus
     work=$build/work-$c-$p
@@ -83,37 +85,48 @@ for run in $runs; do
         -max_len=4096 -timeout=20 -rss_limit_mb=2048 \
         -artifact_prefix="$build/artifacts/" ${FUZZ_ARGS:-} "$work" "$corpus" \
         "$here/regressions" >"$log" 2>&1
-    rc=$?
-    execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
-    eps=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
-    cov=$(grep -o 'cov: [0-9]* ft: [0-9]*' "$log" | tail -n 1)
-    echo "# chacha20=$c poly1305=$p: ${execs:-?} execs (${eps:-?}/s), ${cov:-no coverage line}"
-    if [ $rc -eq 0 ] && grep -q '^Done [0-9]* runs' "$log"; then
-        pass=$((pass + 1)); echo "ok - fuzz chacha20=$c poly1305=$p"
-    else
-        fail=$((fail + 1)); echo "FAIL - fuzz chacha20=$c poly1305=$p (exit $rc, log $log)"
-        grep -A60 -E 'DIFFERENTIAL FAILURE|ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error' "$log" | head -n 80
-        a=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log" | tail -n 1)
-        [ -n "$a" ] && echo "# reproduce: CHACHA_PROVIDER_IMPL=$c OPENSSL_MODULES=$build/.libs $build/fuzz/fuzz_differential $a"
-    fi
+    echo $? >"$build/verdict-$c-$p"
+}
+
+# the runs, JOBS (default 2) at a time: each its share of SECONDS of one
+# core, as one after the other, in less wall time
+set -- $runs
+while [ $# -gt 0 ]; do
+    batch=
+    for j in $(seq "${JOBS:-2}"); do
+        [ $# -gt 0 ] || break
+        batch="$batch $1"; shift
+        run=${batch##* }
+        fuzz_run "${run%/*}" "${run#*/}" &
+    done
+    wait
+    for run in $batch; do
+        c=${run%/*}; p=${run#*/}
+        log=$build/run-$c-$p.log
+        rc=$(cat "$build/verdict-$c-$p" 2>/dev/null || echo 99)
+        execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+        eps=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
+        cov=$(grep -o 'cov: [0-9]* ft: [0-9]*' "$log" | tail -n 1)
+        echo "# chacha20=$c poly1305=$p: ${execs:-?} execs (${eps:-?}/s), ${cov:-no coverage line}"
+        if [ "$rc" -eq 0 ] && grep -q '^Done [0-9]* runs' "$log"; then
+            pass=$((pass + 1)); echo "ok - fuzz chacha20=$c poly1305=$p"
+        else
+            fail=$((fail + 1)); echo "FAIL - fuzz chacha20=$c poly1305=$p (exit $rc, log $log)"
+            grep -A60 -E 'DIFFERENTIAL FAILURE|ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error' "$log" | head -n 80
+            a=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log" | tail -n 1)
+            [ -n "$a" ] && echo "# reproduce: CHACHA_PROVIDER_IMPL=$c OPENSSL_MODULES=$build/.libs $build/fuzz/fuzz_differential $a"
+        fi
+    done
 done
 
-# the core target: every kernel at once, kernels not forced
+# the core target: every kernel at once, kernels not forced; in the
+# background, beside the negative control and the replays below
 log=$build/run-core.log
 mkdir -p "$build/work-core"
 "$build/fuzz/fuzz_core" -max_total_time="${FUZZ_CORE_SECONDS:-10}" -print_final_stats=1 \
     -max_len=1024 -timeout=20 -rss_limit_mb=2048 -artifact_prefix="$build/artifacts/core-" \
-    ${FUZZ_ARGS:-} "$build/work-core" >"$log" 2>&1
-rc=$?
-execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
-eps=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
-echo "# fuzz_core: ${execs:-?} execs (${eps:-?}/s), $(grep -m1 '^fuzz_core:' "$log")"
-if [ $rc -eq 0 ] && grep -q '^Done [0-9]* runs' "$log"; then
-    pass=$((pass + 1)); echo "ok - fuzz_core (every kernel vs portable and libsodium)"
-else
-    fail=$((fail + 1)); echo "FAIL - fuzz_core (exit $rc, log $log)"
-    grep -A40 -E 'DIFFERENTIAL FAILURE|ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error' "$log" | head -n 60
-fi
+    ${FUZZ_ARGS:-} "$build/work-core" >"$log" 2>&1 &
+core_pid=$!
 # negative control: with a bit of each first kernel's output flipped, the
 # core target must report a difference within a few hundred inputs
 log=$build/run-core-negative.log
@@ -157,5 +170,17 @@ if [ -d "$here/corpus-min" ]; then
         fail=$((fail + 1)); echo "FAIL - replay of fuzz/corpus-min (exit $rc, log $log)"
         grep -A40 -E 'DIFFERENTIAL FAILURE|ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error' "$log" | head -n 60
     fi
+fi
+wait "$core_pid"
+rc=$?
+log=$build/run-core.log
+execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+eps=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
+echo "# fuzz_core: ${execs:-?} execs (${eps:-?}/s), $(grep -m1 '^fuzz_core:' "$log")"
+if [ $rc -eq 0 ] && grep -q '^Done [0-9]* runs' "$log"; then
+    pass=$((pass + 1)); echo "ok - fuzz_core (every kernel vs portable and libsodium)"
+else
+    fail=$((fail + 1)); echo "FAIL - fuzz_core (exit $rc, log $log)"
+    grep -A40 -E 'DIFFERENTIAL FAILURE|ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error' "$log" | head -n 60
 fi
 finish

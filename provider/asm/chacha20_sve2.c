@@ -28,8 +28,8 @@
  *
  * One scalar block per pass rides along on the integer pipes, its steps
  * with the rotation off the chain (SSTEP_PREROT). Input below
- * 1025 bytes, and what is left after the whole passes, goes to the NEON
- * kernel (neon; sve_wide's to neon_wide).
+ * SVE2_MIN_LEN bytes (512; sve_wide 1025), and what is left after the
+ * whole passes, goes to the NEON kernel (neon; sve_wide's to neon_wide).
  */
 #include <arm_sve.h>
 #include "kernel.h"
@@ -389,12 +389,24 @@ SVE_INLINE void sve2_pass2(uint8_t *out, const uint8_t *in, size_t n,
 DEFINE_PASSES_PLAIN(sve2_wide, sve2_pass2, 1024)
 
 /*
- * From 1025 bytes, as the NEON kernel's hybrid passes: shorter input keeps
- * the NEON kernel's short paths and their instruction counts (an SVE2 pass
- * executes 5.9 instructions a byte at 128-bit vectors, the NEON 4-block
- * pass 5.2).
+ * Where the passes start. SVE2 (sve2, sve2_wide): from 512 bytes, as
+ * neon_wide's. At 128-bit vectors (N2, V2) a pass is 320 or 384 bytes;
+ * LLVM 19's models put it at 1.22 (N2) and 0.89 (V2) cycles a byte against
+ * 2.73 and 2.05 for the NEON 4-block loop shorter input used to take up to
+ * 1 KiB (OpenSSL: 2.15 and 1.34), for 5.9 instructions a byte against 5.2.
+ * Below 512 bytes the NEON kernel's short paths, as before. At 512-bit
+ * vectors and above a pass is longer than 1 KiB: shorter input is all rest.
+ * sve_wide (V1, 256-bit vectors, 640-byte passes): from 1025 bytes; below,
+ * neon_wide's 512-byte passes (1.25 c/B) are the better split (one
+ * sve_wide pass would leave up to 384 bytes to the 4-block loop, 2.19).
+ * The fused AEAD (sve2-fused): from 1025 bytes, as the other fused kernels.
  */
-#define SVE2_MIN_LEN 1025
+#if SVE2_BUILD
+# define SVE2_MIN_LEN 512
+#else
+# define SVE2_MIN_LEN 1025
+#endif
+#define SVE2_FUSED_MIN_LEN 1025
 
 /*
  * Whole passes of pass bytes (pass_blocks blocks) by burnt (the passes,
@@ -486,7 +498,7 @@ const chacha20_poly1305_kernel chacha20_poly1305_sve2_kernel = {
     .chacha = &chacha20_sve2_kernel,
     .poly = &poly1305_neon_kernel,
     .xor_mac = xor_mac_sve2,
-    .min_len = { SVE2_MIN_LEN, SVE2_MIN_LEN },
+    .min_len = { SVE2_FUSED_MIN_LEN, SVE2_FUSED_MIN_LEN },
 };
 #else
 /*

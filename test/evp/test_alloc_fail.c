@@ -26,7 +26,9 @@
  * with the module on its stack; from the fetch on, every one.
  * ALLOC_FAIL_DEFAULT=1 also sweeps the default's session (done anyway when
  * ours met libcrypto-only failures); ALLOC_TRACE=1 prints a stack every 50
- * allocations of the reference run after the fetch.
+ * allocations of the reference run after the fetch. The children of a
+ * sweep run ALLOC_FAIL_JOBS at a time (default: the online CPUs, at most
+ * MAX_JOBS), each checked as it exits.
  *
  *   test/evp/test_alloc_fail [ALGORITHM...]   (OPENSSL_MODULES: the module's dir)
  * Ends with "test_alloc_fail: N passed, N failed".
@@ -357,34 +359,56 @@ typedef struct {
     char *log;                 /* the child's whole output, malloc'd */
 } result;
 
-static void run_child(const algorithm *a, const char *prov, unsigned long n, result *r)
+/* children at once (ALLOC_FAIL_JOBS) */
+#define MAX_JOBS 4
+static int jobs = 1;
+
+/* a child in flight: its pid, the file its output goes to, its N */
+typedef struct {
+    pid_t pid;
+    int fd;
+    unsigned long n;
+} child_slot;
+
+static void start_child(const algorithm *a, const char *prov, unsigned long n,
+                        child_slot *c)
 {
     char path[] = "/tmp/alloc-fail-XXXXXX";
-    int fd = mkstemp(path), status = 0;
-    pid_t pid;
-    FILE *f;
-    long sz;
-    char *line;
 
-    memset(r, 0, sizeof(*r));
-    if (fd < 0) {
+    c->fd = mkstemp(path);
+    c->n = n;
+    if (c->fd < 0) {
         perror("mkstemp");
         exit(99);
     }
     unlink(path);
     fflush(stdout);
-    pid = fork();
-    if (pid == 0) {
-        dup2(fd, 1);
-        dup2(fd, 2);
+    c->pid = fork();
+    if (c->pid < 0) {
+        perror("fork");
+        exit(99);
+    }
+    if (c->pid == 0) {
+        dup2(c->fd, 1);
+        dup2(c->fd, 2);
         fail_at = n;
         child(a, prov);
     }
-    if (pid < 0 || waitpid(pid, &status, 0) != pid) {
-        perror("fork/waitpid");
+}
+
+/* the result of child c, which exited with status */
+static void finish_child(const child_slot *c, int status, result *r)
+{
+    FILE *f;
+    long sz;
+    char *line;
+
+    memset(r, 0, sizeof(*r));
+    f = fdopen(c->fd, "r");
+    if (f == NULL) {
+        perror("fdopen");
         exit(99);
     }
-    f = fdopen(fd, "r");
     fseek(f, 0, SEEK_END);
     sz = ftell(f);
     rewind(f);
@@ -394,7 +418,7 @@ static void run_child(const algorithm *a, const char *prov, unsigned long n, res
         exit(99);
     }
     fclose(f);
-    if (n == 0 && getenv("ALLOC_TRACE"))
+    if (c->n == 0 && getenv("ALLOC_TRACE"))
         fputs(r->log, stderr);
     r->names_module = strstr(r->log, MODULE_NAME) != NULL
                       || strstr(r->log, "provider/") != NULL;
@@ -405,6 +429,32 @@ static void run_child(const algorithm *a, const char *prov, unsigned long n, res
     r->exited_ok = WIFEXITED(status) && WEXITSTATUS(status) == 0 && line != NULL
                    && sscanf(line, "alloc %lu hit %d ok %d err %d %s", &r->allocs,
                              &r->hit, &r->ok, &r->err, r->out) >= 4;
+}
+
+/* wait for one of the nrun children in run[]; its slot is moved to *done */
+static int reap_child(child_slot *run, int *nrun, child_slot *done)
+{
+    int status = 0, i;
+    pid_t pid = waitpid(-1, &status, 0);
+
+    for (i = 0; i < *nrun; i++)
+        if (run[i].pid == pid) {
+            *done = run[i];
+            run[i] = run[--*nrun];
+            return status;
+        }
+    perror("waitpid");
+    exit(99);
+}
+
+static void run_child(const algorithm *a, const char *prov, unsigned long n, result *r)
+{
+    child_slot c, done;
+    int nrun = 1, status;
+
+    start_child(a, prov, n, &c);
+    status = reap_child(&c, &nrun, &done);
+    finish_child(&done, status, r);
 }
 
 static void free_result(result *r)
@@ -433,6 +483,8 @@ static void sweep(const algorithm *a, const char *prov, tally *t)
     result ref, r;
     unsigned long n, stride;
     char *mark;
+    child_slot run[MAX_JOBS];
+    int nrun = 0;
 
     memset(t, 0, sizeof(*t));
     run_child(a, prov, 0, &ref);
@@ -462,10 +514,18 @@ static void sweep(const algorithm *a, const char *prov, tally *t)
         if (n <= MAX_POINTS)
             ours_at[n] = 1;
     }
-    for (n = 1; n <= ref.allocs; n++) {
-        if (n <= t->ops_from && n % stride != 0 && (n > MAX_POINTS || !ours_at[n]))
+    for (n = 1; n <= ref.allocs || nrun > 0;) {
+        child_slot done;
+        int status;
+
+        if (n <= ref.allocs && nrun < jobs) {
+            if (!(n <= t->ops_from && n % stride != 0 && (n > MAX_POINTS || !ours_at[n])))
+                start_child(a, prov, n, &run[nrun++]);
+            n++;
             continue;
-        run_child(a, prov, n, &r);
+        }
+        status = reap_child(run, &nrun, &done);
+        finish_child(&done, status, &r);
         t->points++;
         if (r.hit)
             t->ours++;
@@ -474,15 +534,15 @@ static void sweep(const algorithm *a, const char *prov, tally *t)
             t->lib_failures++;
         } else {
             check(r.exited_ok, "crash, leak or memory error",
-                  a->name, prov, n, &r);
+                  a->name, prov, done.n, &r);
             check(!r.exited_ok || !r.ok || strcmp(r.out, ref.out) == 0,
-                  "success with wrong bytes", a->name, prov, n, &r);
+                  "success with wrong bytes", a->name, prov, done.n, &r);
             if (r.exited_ok && r.hit && !r.ok)
                 t->ours_failed_closed++;
             /* ours failed: with an error on the queue, as the default does */
             check(!(r.exited_ok && r.hit && !r.ok && !r.err),
                   "our allocation failed and nothing is on the error queue",
-                  a->name, prov, n, &r);
+                  a->name, prov, done.n, &r);
         }
         free_result(&r);
     }
@@ -503,6 +563,16 @@ int main(int argc, char **argv)
     for (i = 0; i < sizeof(msg); i++)
         msg[i] = (unsigned char)(i * 7 + 1);
     (void)module_on_stack();   /* backtrace() loads its unwinder once, here */
+    {
+        const char *j = getenv("ALLOC_FAIL_JOBS");
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+        jobs = j != NULL ? atoi(j) : cpus > 0 ? (int)cpus : 1;
+        if (jobs < 1)
+            jobs = 1;
+        if (jobs > MAX_JOBS)
+            jobs = MAX_JOBS;
+    }
     for (k = 1; k < argc || (argc == 1 && k == 1); k++) {
         size_t first = 0, last = sizeof(algs) / sizeof(algs[0]);
 
