@@ -8,8 +8,9 @@
 # Poly1305 on auto, then every other Poly1305 kernel), SECONDS (default 60)
 # split between the runs (JOBS of them at a time). Prints execs and
 # coverage per run; exits non-zero on any crash or differential failure;
-# ends with "fuzz: N passed, N failed" (one check per kernel run). Then fuzz_core (the cores and kernels directly,
-# against the portable kernel and libsodium) for FUZZ_CORE_SECONDS (default
+# ends with "fuzz: N passed, N failed" (one check per kernel run). Then
+# fuzz_core (the cores and kernels directly, against the portable kernel
+# and libsodium) for FUZZ_CORE_SECONDS (default
 # 10), and the committed corpora replayed input by input: fuzz/corpus-min and
 # fuzz/regressions through fuzz_differential, fuzz/corpus-core-min through
 # fuzz_core.
@@ -71,6 +72,21 @@ n=$(echo $runs | wc -w)
 share=$((total / n)); [ $share -lt 1 ] && share=1
 echo "# $n kernel runs, ${share}s each, ${JOBS:-2} at a time: $runs"
 
+# verdict RC LOG NAME DETAIL OK_TEXT LINES: one libFuzzer run's execs line
+# and check (exit 0 and libFuzzer's "Done" line); on failure the report's
+# first LINES lines. Returns 1 on failure.
+verdict() {
+    execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$2" | tail -n 1)
+    eps=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$2" | tail -n 1)
+    echo "# ${3#fuzz }: ${execs:-?} execs (${eps:-?}/s), $4"
+    if [ "$1" -eq 0 ] && grep -q '^Done [0-9]* runs' "$2"; then
+        pass=$((pass + 1)); echo "ok - $5"; return 0
+    fi
+    fail=$((fail + 1)); echo "FAIL - $3 (exit $1, log $2)"
+    grep -A60 -E 'DIFFERENTIAL FAILURE|ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error' "$2" | head -n "$6"
+    return 1
+}
+
 # one libFuzzer run (chacha20 kernel $1, Poly1305 kernel $2); its verdict,
 # for the parent to read, in $build/verdict-$1-$2
 fuzz_run() {
@@ -104,15 +120,9 @@ while [ $# -gt 0 ]; do
         c=${run%/*}; p=${run#*/}
         log=$build/run-$c-$p.log
         rc=$(cat "$build/verdict-$c-$p" 2>/dev/null || echo 99)
-        execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
-        eps=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
         cov=$(grep -o 'cov: [0-9]* ft: [0-9]*' "$log" | tail -n 1)
-        echo "# chacha20=$c poly1305=$p: ${execs:-?} execs (${eps:-?}/s), ${cov:-no coverage line}"
-        if [ "$rc" -eq 0 ] && grep -q '^Done [0-9]* runs' "$log"; then
-            pass=$((pass + 1)); echo "ok - fuzz chacha20=$c poly1305=$p"
-        else
-            fail=$((fail + 1)); echo "FAIL - fuzz chacha20=$c poly1305=$p (exit $rc, log $log)"
-            grep -A60 -E 'DIFFERENTIAL FAILURE|ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error' "$log" | head -n 80
+        if ! verdict "$rc" "$log" "fuzz chacha20=$c poly1305=$p" "${cov:-no coverage line}" \
+                "fuzz chacha20=$c poly1305=$p" 80; then
             a=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log" | tail -n 1)
             [ -n "$a" ] && echo "# reproduce: CHACHA_PROVIDER_IMPL=$c OPENSSL_MODULES=$build/.libs $build/fuzz/fuzz_differential $a"
         fi
@@ -174,13 +184,6 @@ fi
 wait "$core_pid"
 rc=$?
 log=$build/run-core.log
-execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
-eps=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
-echo "# fuzz_core: ${execs:-?} execs (${eps:-?}/s), $(grep -m1 '^fuzz_core:' "$log")"
-if [ $rc -eq 0 ] && grep -q '^Done [0-9]* runs' "$log"; then
-    pass=$((pass + 1)); echo "ok - fuzz_core (every kernel vs portable and libsodium)"
-else
-    fail=$((fail + 1)); echo "FAIL - fuzz_core (exit $rc, log $log)"
-    grep -A40 -E 'DIFFERENTIAL FAILURE|ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error' "$log" | head -n 60
-fi
+verdict "$rc" "$log" "fuzz_core" "$(grep -m1 '^fuzz_core:' "$log")" \
+    "fuzz_core (every kernel vs portable and libsodium)" 60
 finish
