@@ -56,8 +56,9 @@ sides=("ours|$work/self.dis|$q -cpu $cpu||0"
 if CHACHA_PROVIDER_IMPL=neon_wide "${qemu[@]}" -cpu "$cpu" "$loop" chacha-ours 64 0 2>/dev/null >&2; then
     sides+=("ours-neon_wide|$work/self.dis|$q -cpu $cpu|CHACHA_PROVIDER_IMPL=neon_wide|0")
     # its AEADs other than the forced kernel's first fused one (auto's
-    # choices: neon_wide-fused on N2/V2/V3/N3, two steps on N1)
-    for f in neon_wide-fused two-step; do
+    # choices: neon_wide-fused on N2/V2/V3/N3, neon_wide_split-fused on N1;
+    # and the two steps)
+    for f in neon_wide-fused neon_wide_split-fused two-step; do
         sides+=("ours-neon_wide+$f|$work/self.dis|$q -cpu $cpu|CHACHA_PROVIDER_IMPL=neon_wide,CHACHA_BENCH_AEAD=$f|0")
     done
 fi

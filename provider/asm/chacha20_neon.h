@@ -332,7 +332,8 @@ DEFINE_ROWS_KERNEL(3)
 
 static const uint32_t lane_index[4] = { 0, 1, 2, 3 };
 
-/* one and two of them: statements for a pass's double round (below) */
+/* none, one and two of them: statements for a pass's double round (below) */
+#define MAC_NONE(m) (void)(m)
 #define MAC_ONE(m) MAC_ROUND(m)
 #define MAC_TWO(m) MAC_ROUND(m); MAC_ROUND(m)
 
@@ -517,19 +518,20 @@ DEFINE_PASSES_PLAIN(hybrid, hybrid_passes, BURN_PASSES)
 
 /*
  * Scalar block h of the pass, its 20 rounds beside five NEON double rounds,
- * written as soon as they are done; with mac, 16 Poly1305 blocks beside
- * them: one before, then three a double round. A statement of wide_passes,
- * written out twice there (a loop of two would be the pass loop that
+ * written as soon as they are done; with mac, Poly1305 blocks beside them:
+ * BEFORE's, then AFTER_COLUMNS's and AFTER_DIAGONALS's each double round
+ * (16 with MAC_ONE, MAC_TWO, MAC_ONE). A statement of wide_passes, written
+ * out twice there (a loop of two would be the pass loop that
  * bench/arm_mca.py looks for).
  */
-#define WIDE_HALF(h, mac) \
+#define WIDE_HALF(h, mac, BEFORE, AFTER_COLUMNS, AFTER_DIAGONALS) \
     do { \
         const uint32_t c = sctr + (h); \
         SCALAR_INIT(c); \
         \
-        MAC_ROUND(mac); \
+        BEFORE(mac); \
         for (i = 0; i < 5; i++) \
-            WIDE_DOUBLEROUND(MAC_TWO, MAC_ONE, mac); \
+            WIDE_DOUBLEROUND(AFTER_COLUMNS, AFTER_DIAGONALS, mac); \
         scalar_emit(dst + 64 * (h), src + 64 * (h), key, counter, c, S16); \
     } while (0)
 
@@ -542,7 +544,33 @@ CHACHA_INLINE void wide_passes(uint8_t *dst, const uint8_t *src, size_t n,
                                const uint32_t key[8], const uint32_t counter[4],
                                stitched_mac *mac)
 {
-    WIDE_PASS_LOOP(2, WIDE_HALF(0, mac); WIDE_HALF(1, mac));
+    WIDE_PASS_LOOP(2, WIDE_HALF(0, mac, MAC_ONE, MAC_TWO, MAC_ONE);
+                      WIDE_HALF(1, mac, MAC_ONE, MAC_TWO, MAC_ONE));
+}
+
+/*
+ * The same passes with a share of the MAC (neon_wide_split-fused, for
+ * Neoverse N1): WIDE_SPLIT_MAC_BYTES a pass, one Poly1305 block after each
+ * diagonals round; the NEON Poly1305 takes the rest of the message in its
+ * own loop (chacha_a64_xor_mac_passes). llvm-mca 19 on N1, 16 KiB, the
+ * pass's cycles a byte by the blocks it MACs (the AEAD's in brackets, with
+ * the NEON loop's 0.85 a byte for the rest): none 1.99 (2.84), 2 (one
+ * before each scalar block) 2.10, 10 (one a double round) 2.08 (2.68), 12
+ * (and one before each scalar block) 2.17 (2.70), 12 and 14 (two in the
+ * first one or two double rounds, a loop of each) 2.25, 2.33, 15 (two a
+ * double round in one half) 2.38-2.43, 16 (three before each scalar
+ * block) 2.44, 20 (two a double round) 2.72, 32 (neon_wide-fused) 3.57. N1's
+ * three integer pipes already run the two scalar blocks (~700 cycles each
+ * of a 1,019-cycle pass), and its one multi-cycle pipe takes each 64-bit
+ * multiply three cycles (30 a block).
+ */
+#define WIDE_SPLIT_MAC_BYTES 160
+CHACHA_INLINE void wide_split_passes(uint8_t *dst, const uint8_t *src, size_t n,
+                                     const uint32_t key[8],
+                                     const uint32_t counter[4], stitched_mac *mac)
+{
+    WIDE_PASS_LOOP(2, WIDE_HALF(0, mac, MAC_NONE, MAC_NONE, MAC_ONE);
+                      WIDE_HALF(1, mac, MAC_NONE, MAC_NONE, MAC_ONE));
 }
 
 /*

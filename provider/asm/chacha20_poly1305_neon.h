@@ -104,24 +104,34 @@ typedef void passes_mac_fn(uint8_t *out, const uint8_t *in, size_t n,
 
 /*
  * A fused kernel's xor_mac: passes of pass_bytes (pass_bytes / 64 blocks),
- * plain (passes, which burns) or with the MAC stitched in (passes_mac),
- * then the rest by the NEON kernel. Sealing, a pass MACs the previous
- * pass's output (the first pass runs alone, the last one's output is MACed
- * after); opening, each pass MACs its own input.
+ * plain (passes, which burns) or with the MAC stitched in (passes_mac,
+ * mac_bytes of it a pass: pass_bytes, or a share), then the rest by the
+ * NEON kernel; the NEON Poly1305 (its blocks(), vector from
+ * POLY1305_NEON_MIN bytes) takes what the passes do not MAC. Sealing, the
+ * passes MAC the ciphertext from the start, behind what they write (the
+ * first pass runs alone), and the NEON Poly1305 the rest after them;
+ * opening, it takes the start of the message first (with the whole MAC
+ * stitched, the tail's length), and the passes MAC the rest, ahead of what
+ * they and the tail write, so that in place they read the ciphertext.
  */
 void chacha_a64_xor_mac_passes(uint8_t *out, const uint8_t *in, size_t len,
                                const uint32_t key[8], const uint32_t counter[4],
                                poly1305_state *mst, int enc, size_t pass_bytes,
-                               passes_fn *passes, passes_mac_fn *passes_mac);
+                               size_t mac_bytes, passes_fn *passes,
+                               passes_mac_fn *passes_mac);
 
-/* fn, a fused kernel's xor_mac: the loop above on name_burnt / name_mac */
-#define DEFINE_XOR_MAC(fn, pass_bytes, name) \
+/*
+ * fn, a fused kernel's xor_mac: the loop above on plain_burnt and
+ * name_mac, whose passes MAC mac_bytes each
+ */
+#define DEFINE_XOR_MAC(fn, pass_bytes, mac_bytes, plain, name) \
     static void fn(uint8_t *out, const uint8_t *in, size_t len, \
                    const uint32_t key[8], const uint32_t counter[4], \
                    poly1305_state *mst, int enc) \
     { \
         chacha_a64_xor_mac_passes(out, in, len, key, counter, mst, enc, \
-                                  pass_bytes, name##_burnt, name##_mac); \
+                                  pass_bytes, mac_bytes, plain##_burnt, \
+                                  name##_mac); \
     }
 
 #endif

@@ -490,7 +490,7 @@ const chacha20_kernel chacha20_sve2_wide_kernel = {
  */
 extern const poly1305_kernel poly1305_neon_kernel;
 
-DEFINE_XOR_MAC(xor_mac_sve2, PASS_BYTES(1), sve2)
+DEFINE_XOR_MAC(xor_mac_sve2, PASS_BYTES(1), PASS_BYTES(1), sve2, sve2)
 
 const chacha20_poly1305_kernel chacha20_poly1305_sve2_kernel = {
     .name = "sve2-fused",

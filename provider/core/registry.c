@@ -134,22 +134,29 @@ int chacha_fused_pairs(const chacha20_poly1305_kernel *f,
            && (f->poly == p || f->poly == p->pairs_as);
 }
 
-const chacha20_poly1305_kernel *chacha_select_fused(const chacha20_kernel *c,
-                                                    const poly1305_kernel *p,
-                                                    int auto_pick)
+const chacha20_poly1305_kernel *
+chacha_select_fused_caps(const chacha20_kernel *c, const poly1305_kernel *p,
+                         int auto_pick, unsigned int caps)
 {
     size_t i;
 
     for (i = 0; chacha20_poly1305_kernels[i] != NULL; i++) {
         const chacha20_poly1305_kernel *f = chacha20_poly1305_kernels[i];
 
-        if (!chacha_fused_pairs(f, c, p) || !chacha_caps_ok(f->caps))
+        if (!chacha_fused_pairs(f, c, p) || (caps & f->caps) != f->caps)
             continue;
         /* a pair forced on a slow-zmm CPU fuses too */
-        if (!auto_pick || chacha_caps_ok(f->caps | f->prefer))
+        if (!auto_pick || (caps & f->prefer) == f->prefer)
             return f;
     }
     return NULL;
+}
+
+const chacha20_poly1305_kernel *chacha_select_fused(const chacha20_kernel *c,
+                                                    const poly1305_kernel *p,
+                                                    int auto_pick)
+{
+    return chacha_select_fused_caps(c, p, auto_pick, chacha_cpu_caps());
 }
 
 void chacha_usable_names(enum chacha_primitive prim, char *buf, size_t len)

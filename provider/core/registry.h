@@ -50,6 +50,10 @@ int chacha_fused_pairs(const chacha20_poly1305_kernel *f,
 const chacha20_poly1305_kernel *chacha_select_fused(const chacha20_kernel *c,
                                                     const poly1305_kernel *p,
                                                     int auto_pick);
+/* the same on a CPU with caps (CHACHA_CAP_* bits): list_kernels' midr-aead */
+const chacha20_poly1305_kernel *
+chacha_select_fused_caps(const chacha20_kernel *c, const poly1305_kernel *p,
+                         int auto_pick, unsigned int caps);
 
 /* "avx2 ssse3 portable": the names of prim this CPU runs, fastest first. */
 void chacha_usable_names(enum chacha_primitive prim, char *buf, size_t len);

@@ -209,6 +209,18 @@ if [ -n "${LIST_KERNELS:-}" ]; then
         check "MIDR_EL1 ${m%%:*}: ${m#*:}" \
             test "$(${EMULATOR:-} "$LIST_KERNELS" midr "${m%%:*}")" = "${m#*:}"
     done
+    # and the AEAD auto takes there beside neon_wide (where this build has
+    # it): on N1 the split MAC, on V1 neon_wide1-fused, on N2, V2, V3, N3
+    # neon_wide-fused; none on Cortex-A72, where auto keeps neon
+    if ${EMULATOR:-} "$LIST_KERNELS" midr-aead 410fd0c0 >/dev/null 2>&1; then
+        for m in "410fd0c0:neon_wide_split-fused" "410fd401:neon_wide1-fused" \
+                 "410fd490:neon_wide-fused" "410fd4f0:neon_wide-fused" \
+                 "410fd840:neon_wide-fused" "410fd8e0:neon_wide-fused" \
+                 "410fd080:two-step"; do
+            check "MIDR_EL1 ${m%%:*}: auto's AEAD beside neon_wide is ${m#*:}" \
+                test "$(${EMULATOR:-} "$LIST_KERNELS" midr-aead "${m%%:*}")" = "${m#*:}"
+        done
+    fi
     # the module loads with the registry's auto choice on this CPU
     auto=$(${EMULATOR:-} "$LIST_KERNELS" auto)
     $unpinned CHACHA_PROVIDER_DEBUG=1 $OPENSSL list -providers $ours >"$tmp/o" 2>&1

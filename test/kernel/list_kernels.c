@@ -5,7 +5,11 @@
  * With an argument (chacha20 or poly1305) prints only the usable names;
  * "auto": auto's choice on this CPU, "chacha20=K poly1305=K aead=K|two-step";
  * "midr VALUE": the preference words of caps.def that the Arm core with
- * MIDR_EL1 VALUE gets (chacha_arm_core_prefer), or "none".
+ * MIDR_EL1 VALUE gets (chacha_arm_core_prefer), or "none";
+ * "midr-aead VALUE": the AEAD auto takes for chacha20=neon_wide
+ * poly1305=neon (auto's pair on Neoverse cores without SVE) on a CPU with
+ * this one's features and that core's preferences (a fused kernel's name
+ * or "two-step"; exit 1 without a neon_wide kernel).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +44,26 @@ int main(int argc, char **argv)
                prefer & CHACHA_CAP_ARM_MAC_FWD ? " armmacfwd" : "",
                prefer & CHACHA_CAP_ARM_SVE2_WIDE ? " armsve2wide" : "",
                prefer & CHACHA_CAP_ARM_SVE_WIDE ? " armsvewide" : "");
+        return 0;
+    }
+
+    if (only != NULL && strcmp(only, "midr-aead") == 0 && argc == 3) {
+        unsigned int caps = chacha_cpu_caps()
+                            | chacha_arm_core_prefer(strtoull(argv[2], NULL, 16));
+        const chacha20_kernel *c = NULL;
+        const poly1305_kernel *p = NULL;
+        const chacha20_poly1305_kernel *f;
+
+        for (i = 0; chacha20_kernels[i] != NULL; i++)
+            if (strcmp(chacha20_kernels[i]->name, "neon_wide") == 0)
+                c = chacha20_kernels[i];
+        for (i = 0; poly1305_kernels[i] != NULL; i++)
+            if (strcmp(poly1305_kernels[i]->name, "neon") == 0)
+                p = poly1305_kernels[i];
+        if (c == NULL || p == NULL)
+            return 1;
+        f = chacha_select_fused_caps(c, p, 1, caps);
+        printf("%s\n", f != NULL ? f->name : "two-step");
         return 0;
     }
 
