@@ -51,13 +51,6 @@ asan_build() {
     rm -rf "$asan" && mkdir -p "$asan" && cd "$asan" &&
     "$top/configure" -q --enable-sanitizers CC="$CC" >configure.log 2>&1 &&
     make -j"$jobs" >make.log 2>&1 || { tail -n 30 "$asan"/*.log; return 1; }
-    # the emulated AVX-512 copies (test-only: make check-emu runs them) at
-    # -O1, built here: at the build's -O2 gcc's ASan and UBSan take ~8
-    # minutes for the SIMDe copy of chacha20_avx512.c alone, ~100 s at -O1
-    if grep -q '^libasm_avx512_emu.la:' Makefile; then
-        make -j"$jobs" libasm_avx512_emu.la CFLAGS="-g -O1" >>make.log 2>&1 ||
-            { tail -n 30 "$asan"/make.log; return 1; }
-    fi
     # the CLI under the ASan module: preload the runtime into `openssl`
     cat >"$asan/openssl-asan" <<EOF
 #!/bin/sh
