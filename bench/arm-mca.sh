@@ -63,7 +63,7 @@ if CHACHA_PROVIDER_IMPL=neon_wide "${qemu[@]}" -cpu "$cpu" "$loop" chacha-ours 6
     done
 fi
 # the Poly1305 kernel auto takes only on Neoverse V2 and V3, its own side
-for p in neon_wide; do
+for p in neon_wide neon_split; do
     if CHACHA_PROVIDER_POLY1305_IMPL=$p "${qemu[@]}" -cpu "$cpu" "$loop" poly-ours 64 0 2>/dev/null >&2; then
         sides+=("ours-poly_$p|$work/self.dis|$q -cpu $cpu|CHACHA_PROVIDER_POLY1305_IMPL=$p|0")
     fi

@@ -220,8 +220,12 @@ def static_bytes_per_pass(img, head, branch, kind):
                 best = max(best, v)
     if best == 0:
         want = "ld" if kind == "poly" else "st"
+        # Poly1305: the message comes in by structure loads (ld1, ld2) or
+        # pairs of general registers; a q, d or s register load (ldr, ldp)
+        # is a table the loop reloads (the neon_split steps' powers of r)
         best = sum(access_bytes(mn, ops) for a, (mn, ops) in img.body(head, branch)
-                   if mn.startswith(want) and not any(l[0] <= a <= l[1] for l in inner))
+                   if mn.startswith(want) and not any(l[0] <= a <= l[1] for l in inner)
+                   and not (want == "ld" and re.match(r"[qds]\d", ops)))
     return best
 
 

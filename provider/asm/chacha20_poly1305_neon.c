@@ -43,7 +43,7 @@ void chacha_a64_xor_mac_passes(uint8_t *out, const uint8_t *in, size_t len,
      * the bytes they and the rest are about to write, never behind them.
      */
     rest = enc ? 0 : len - n * mac_bytes;
-    poly1305_neon_kernel.blocks(mst, ct, rest, 1);
+    poly1305_neon_split_blocks(mst, ct, rest, 1);
     m = (stitched_mac){
         p->h[0], p->h[1], p->h[2], p->r[0], p->r[1],
         p->r[1] + (p->r[1] >> 2), ct + rest
@@ -68,7 +68,7 @@ void chacha_a64_xor_mac_passes(uint8_t *out, const uint8_t *in, size_t len,
     /* sealing, what the passes did not MAC: the last pass (or the passes'
        share), and the tail */
     done = (size_t)(m.in - ct);
-    poly1305_neon_kernel.blocks(mst, ct + done, len - done, 1);
+    poly1305_neon_split_blocks(mst, ct + done, len - done, 1);
     chacha_wipe(&m, sizeof(m));
 }
 

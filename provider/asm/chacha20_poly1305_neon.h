@@ -33,7 +33,31 @@ typedef struct {
                 : POLY1305_R64_A64_IN((m)->r0, (m)->r1, (m)->s1, (uint64_t)1) \
                 : "cc", "memory"); \
     } while (0)
+/*
+ * The same for a loop that writes no memory (neon_split's Poly1305 steps):
+ * the block read named as an operand instead of a memory clobber, so that
+ * the compiler keeps what it holds in registers across it.
+ */
+#define MAC_BLOCK_RO(m) \
+    do { \
+        uint64_t m0_, m1_, t0_, t1_, t2_, t3_; \
+        \
+        __asm__(POLY1305_R64_A64_STEP("") \
+                : POLY1305_R64_A64_OUT((m)->h0, (m)->h1, (m)->h2, (m)->in, \
+                                       m0_, m1_, t0_, t1_, t2_, t3_) \
+                : POLY1305_R64_A64_IN((m)->r0, (m)->r1, (m)->s1, (uint64_t)1), \
+                  "m"(*(const uint8_t (*)[16])(const void *)(m)->in) \
+                : "cc"); \
+    } while (0)
 #define MAC_ROUND(m) do { if (m) MAC_BLOCK(m); } while (0)
+
+/*
+ * The Poly1305 neon_split kernel's blocks() (poly1305_neon.c), on a NEON
+ * kernel's state: full blocks of a long run in the vector lanes with scalar
+ * ones beside them, the rest as neon's blocks().
+ */
+void poly1305_neon_split_blocks(poly1305_state *st, const uint8_t *in, size_t len,
+                                uint32_t padbit);
 
 /*
  * The NEON kernels' ChaCha20 (chacha20_neon.c: aliases of their
