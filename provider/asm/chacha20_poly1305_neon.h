@@ -23,32 +23,28 @@ typedef struct {
     const uint8_t *in;
 } stitched_mac;
 
-#define MAC_BLOCK(m) \
+/*
+ * One block: the step with h0..h2, in (advanced) and r0, r1, s1 of m; EXTRA
+ * more inputs (from a comma), then the clobbers.
+ */
+#define MAC_ASM(m, EXTRA, ...) \
     do { \
         uint64_t m0_, m1_, t0_, t1_, t2_, t3_; \
         \
         __asm__(POLY1305_R64_A64_STEP("") \
                 : POLY1305_R64_A64_OUT((m)->h0, (m)->h1, (m)->h2, (m)->in, \
                                        m0_, m1_, t0_, t1_, t2_, t3_) \
-                : POLY1305_R64_A64_IN((m)->r0, (m)->r1, (m)->s1, (uint64_t)1) \
-                : "cc", "memory"); \
+                : POLY1305_R64_A64_IN((m)->r0, (m)->r1, (m)->s1, (uint64_t)1) EXTRA \
+                : __VA_ARGS__); \
     } while (0)
+#define MAC_BLOCK(m) MAC_ASM(m, , "cc", "memory")
 /*
  * The same for a loop that writes no memory (neon_split's Poly1305 steps):
  * the block read named as an operand instead of a memory clobber, so that
  * the compiler keeps what it holds in registers across it.
  */
-#define MAC_BLOCK_RO(m) \
-    do { \
-        uint64_t m0_, m1_, t0_, t1_, t2_, t3_; \
-        \
-        __asm__(POLY1305_R64_A64_STEP("") \
-                : POLY1305_R64_A64_OUT((m)->h0, (m)->h1, (m)->h2, (m)->in, \
-                                       m0_, m1_, t0_, t1_, t2_, t3_) \
-                : POLY1305_R64_A64_IN((m)->r0, (m)->r1, (m)->s1, (uint64_t)1), \
-                  "m"(*(const uint8_t (*)[16])(const void *)(m)->in) \
-                : "cc"); \
-    } while (0)
+#define MAC_READ(m) , "m"(*(const uint8_t (*)[16])(const void *)(m)->in)
+#define MAC_BLOCK_RO(m) MAC_ASM(m, MAC_READ(m), "cc")
 #define MAC_ROUND(m) do { if (m) MAC_BLOCK(m); } while (0)
 
 /*
