@@ -61,12 +61,13 @@ grep -E 'NEON' configure.log | tail -1
 $emu ./test/kernel/list_kernels
 
 # auto's choice on the cores qemu names by MIDR_EL1 (the runs below force
-# their kernel): Neoverse N1 takes neon_wide and, without ARM_WIDE_MAC, the
-# AEAD in two steps; the A72 neon and neon-fused; max (SVE2, no Neoverse
+# their kernel): Neoverse N1 takes neon_wide, the Poly1305 neon_split and,
+# without ARM_WIDE_MAC, the AEAD neon_wide_split-fused (the MAC split
+# between the passes and the NEON loop); the A72 neon and neon-fused; max (SVE2, no Neoverse
 # MIDR) sve2 and sve2-fused; A64FX (SVE, not SVE2; Fujitsu's MIDR) neon
 if [ "$arch" = aarch64 ]; then
     ok=0 bad=0
-    for want in "neoverse-n1:chacha20=neon_wide poly1305=neon aead=two-step" \
+    for want in "neoverse-n1:chacha20=neon_wide poly1305=neon_split aead=neon_wide_split-fused" \
                 "cortex-a72:chacha20=neon poly1305=neon aead=neon-fused" \
                 "cortex-a53:chacha20=neon poly1305=neon aead=neon-fused" \
                 "max:chacha20=sve2 poly1305=neon aead=sve2-fused" \

@@ -46,6 +46,14 @@
  */
 #define SPLIT_K 3
 #define SPLIT_POWERS 12
+/*
+ * Runs from 4 KiB: below, the powers of r a run needs (squarings from r^8,
+ * and a product for each bit of the side's block count, ~100 instructions
+ * each, on a fresh key every AEAD message) cost what the side blocks save.
+ * Composed from N1's model: 2 KiB ~1,850 cycles against neon's ~1,750,
+ * 4 KiB ~3,450 against ~3,490, 16 KiB ~13,200 against ~13,950.
+ */
+#define SPLIT_MIN_LEN 4096
 
 typedef struct {
     poly1305_r64 sc;        /* first: the scalar state (poly1305_r64_of) */
@@ -377,15 +385,19 @@ DEFINE_VECTOR_BLOCKS(vector_blocks_g, LOAD_PAIR_G, X_ROWS_G, NO_COMPANION)
 DEFINE_VECTOR_BLOCKS(vector_blocks_s, LOAD_PAIR_V, X_ROWS_V, MAC_BLOCK_RO)
 
 /* d = x e: limbs x (each below 2^27) by the table element e of a power */
+#define SC_MUL(d, x, T, e) ((uint64_t)(x) * (T)[e])
+#define SC_MAC(d, x, T, e) ((d) + (uint64_t)(x) * (T)[e])
 static void mul_table(uint64_t d[5], const uint32_t x[5], const uint32_t e[9])
 {
-    int k, i;
+    const uint32_t x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3], x4 = x[4];
+    uint64_t d0, d1, d2, d3, d4;
 
-    for (k = 0; k < 5; k++) {
-        d[k] = 0;
-        for (i = 0; i < 5; i++)
-            d[k] += (uint64_t)x[i] * e[k - i >= 0 ? k - i : k - i + 9];
-    }
+    PRODUCTS(SC_MUL, SC_MAC, d, x, e);
+    d[0] = d0;
+    d[1] = d1;
+    d[2] = d2;
+    d[3] = d3;
+    d[4] = d4;
 }
 
 /* h = h r^(2^j), partially reduced (h2 <= 4) */
@@ -407,9 +419,12 @@ static void need_rpow(poly1305_neon_st *p, uint32_t n)
     poly1305_r64 t;
     uint64_t d[5];
 
-    if (p->n_rpow == 0) {
+    if (p->n_rpow == 0) {       /* r, and r^2, r^4, r^8 of the vector steps */
         power_table(p->rpow[0], p->sc.r[0], p->sc.r[1], 0);
-        p->n_rpow = 1;
+        memcpy(p->rpow[1], p->r2, sizeof(p->rpow[1]));
+        memcpy(p->rpow[2], p->r4, sizeof(p->rpow[2]));
+        memcpy(p->rpow[3], p->r8, sizeof(p->rpow[3]));
+        p->n_rpow = 4;
     }
     for (; p->n_rpow < n; p->n_rpow++) {
         const uint32_t *e = p->rpow[p->n_rpow - 1];
@@ -516,13 +531,16 @@ static void neon_wide_blocks(poly1305_state *st, const uint8_t *in, size_t len,
     blocks_with(st, in, len, padbit, vector_blocks_g);
 }
 
-/* the split runs take full blocks (padbit 1); a last partial one, neon's */
+/*
+ * Runs from SPLIT_MIN_LEN of full blocks (padbit 1) split; the others (and a
+ * last partial block) as neon's
+ */
 void poly1305_neon_split_blocks(poly1305_state *st, const uint8_t *in, size_t len,
                                 uint32_t padbit)
 {
     poly1305_neon_st *p = (poly1305_neon_st *)st->opaque;
 
-    if (len >= POLY1305_NEON_MIN && padbit == 1)
+    if (len >= SPLIT_MIN_LEN && padbit == 1)
         split_blocks(p, in, len);
     else
         blocks_with(st, in, len, padbit, vector_blocks_v);

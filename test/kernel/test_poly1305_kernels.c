@@ -516,13 +516,16 @@ static void test_cross(void)
 
 /*
  * Runs much longer than MAX_LEN (many steps of the SIMD loops, every tail
- * shape after them), random and all-ones, against portable.
+ * shape after them), random and all-ones, against portable; neon_split's
+ * from its first (4 KiB) and over several of its rounds (240,272 bytes
+ * each at most: 300,000 + 32 takes two).
  */
 static void test_long(void)
 {
-    static const size_t lens[] = { 8192, 8192 + 16, 16384 + 48, 16384 + 64,
-                                   16384 + 112, 65536 + 64 + 48, 65536 + 128 };
-    size_t max = 65536 + 256, i, j, k;
+    static const size_t lens[] = { 4096, 4096 + 16, 4096 + 176, 8192, 8192 + 16,
+                                   16384 + 48, 16384 + 64, 16384 + 112,
+                                   65536 + 64 + 48, 65536 + 128, 300000 + 32 };
+    size_t max = 300000 + 256, i, j, k;
     uint8_t *msg = malloc(max), key[32], want[16], tag[16];
 
     if (msg == NULL) {
