@@ -62,7 +62,8 @@ if CHACHA_PROVIDER_IMPL=neon_wide "${qemu[@]}" -cpu "$cpu" "$loop" chacha-ours 6
         sides+=("ours-neon_wide+$f|$work/self.dis|$q -cpu $cpu|CHACHA_PROVIDER_IMPL=neon_wide,CHACHA_BENCH_AEAD=$f|0")
     done
 fi
-# the Poly1305 kernel auto takes only on Neoverse V2 and V3, its own side
+# the other Poly1305 kernels (neon_split: auto's on the Neoverse cores;
+# neon_wide: forced only), each its own side
 for p in neon_wide neon_split; do
     if CHACHA_PROVIDER_POLY1305_IMPL=$p "${qemu[@]}" -cpu "$cpu" "$loop" poly-ours 64 0 2>/dev/null >&2; then
         sides+=("ours-poly_$p|$work/self.dis|$q -cpu $cpu|CHACHA_PROVIDER_POLY1305_IMPL=$p|0")

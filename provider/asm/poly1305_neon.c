@@ -445,8 +445,8 @@ static void need_rpow(poly1305_neon_st *p, uint32_t n)
  * ns's bits (ns public: the branches depend only on the length); the rest
  * (under 8 + SPLIT_K blocks) in the scalar loop. llvm-mca 19, 16 KiB, a
  * step of 8 + 3 blocks against neon's 8, cycles a byte (cortex-a57 / -a53
- * / neoverse-n1 / -v1 / -v2 / -n2): 0.68 / 2.09 / 0.71 / 0.40 / 0.30 /
- * 0.63 against 0.84 / 1.98 / 0.85 / 0.51 / 0.43 / 0.81; worse on the
+ * / neoverse-n1 / -v1 / -v2 / -n2): 0.78 / 2.11 / 0.77 / 0.39 / 0.30 /
+ * 0.69 against 0.84 / 1.98 / 0.85 / 0.51 / 0.43 / 0.81; worse on the
  * in-order A53, so auto takes it on the Neoverse cores only (ARM_WIDE).
  */
 static __attribute__((noinline)) void split_blocks(poly1305_neon_st *p,
@@ -469,11 +469,10 @@ static __attribute__((noinline)) void split_blocks(poly1305_neon_st *p,
                             p->sc.r[1] + (p->sc.r[1] >> 2), in + 16 * na };
         vector_blocks_s(p, in, 16 * na, 1, &c);
         for (j = 0; (ns >> j) != 0; j++)
-            ;
-        need_rpow(p, j);
-        for (j = 0; (ns >> j) != 0; j++)
-            if ((ns >> j) & 1)
+            if ((ns >> j) & 1) {
+                need_rpow(p, j + 1);
                 mul_rpow(&p->sc, p->rpow[j]);
+            }
         /* h += h_S (h2 <= 4 each), then fold h2 back to <= 4 */
         acc = (poly1305_u128)p->sc.h[0] + c.h0;
         p->sc.h[0] = (uint64_t)acc;

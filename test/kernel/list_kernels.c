@@ -50,16 +50,11 @@ int main(int argc, char **argv)
     if (only != NULL && strcmp(only, "midr-aead") == 0 && argc == 3) {
         unsigned int caps = chacha_cpu_caps()
                             | chacha_arm_core_prefer(strtoull(argv[2], NULL, 16));
-        const chacha20_kernel *c = NULL;
-        const poly1305_kernel *p = NULL;
+        enum chacha_select_status st;
+        const chacha20_kernel *c = chacha_select_chacha20("neon_wide", &st);
+        const poly1305_kernel *p = chacha_select_poly1305("neon", &st);
         const chacha20_poly1305_kernel *f;
 
-        for (i = 0; chacha20_kernels[i] != NULL; i++)
-            if (strcmp(chacha20_kernels[i]->name, "neon_wide") == 0)
-                c = chacha20_kernels[i];
-        for (i = 0; poly1305_kernels[i] != NULL; i++)
-            if (strcmp(poly1305_kernels[i]->name, "neon") == 0)
-                p = poly1305_kernels[i];
         if (c == NULL || p == NULL)
             return 1;
         f = chacha_select_fused_caps(c, p, 1, caps);
