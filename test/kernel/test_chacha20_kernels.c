@@ -389,6 +389,27 @@ static void test_kernel(const chacha20_kernel *impl)
         }
     }
 
+    /*
+     * pass shapes past the sweep: around every 1 KiB from 2 to 8 KiB (the
+     * avx512 hybrid entry pairs its 16-block passes from 3 KiB, with a rows
+     * remainder of up to 768 bytes)
+     */
+    {
+        static const long delta[] = { -65, -1, 0, 1, 64, 768, 769 };
+        size_t kb;
+
+        for (kb = 2; kb <= 8; kb++)
+            for (t = 0; t < sizeof(delta) / sizeof(delta[0]); t++) {
+                len = (size_t)((long)(kb * 1024) + delta[t]);
+                random_params(key, ctr);
+                if (ctr[0] > ctr_at_limit(len))
+                    ctr[0] = ctr_at_limit(len);
+                rng_bytes(in, len);
+                ref_xor(want, in, len, key, ctr);
+                run_one(impl, out, 0, in, len, key, ctr, want, "pass shapes", 0);
+            }
+    }
+
     /* every input and output misalignment 0..63 on chosen lengths */
     for (t = 0; t < sizeof(align_lens) / sizeof(align_lens[0]); t++) {
         len = align_lens[t];

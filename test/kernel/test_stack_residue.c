@@ -199,6 +199,59 @@ static int round_rows_found(const secrets *s)
     return 0;
 }
 
+/*
+ * Every word a scalar core computes on its way through the rounds of block
+ * nb - 1 (the last block: a scalar core reuses its spill slots, block after
+ * block): each quarter round's twelve results, in the order RFC 8439 gives
+ * them. A 4-byte search, so it is run only on the scalar cores (portable,
+ * and every HChaCha20), whose frames are a few hundred bytes: a chance
+ * match of 960 random words there is ~1e-4. This is what catches a core
+ * that keeps its state in local words and lets the compiler spill them.
+ */
+#define ARX_WORDS (20 * 4 * 12)
+static uint32_t scalar_state[16];     /* the rounds' output: a self-check */
+static int scalar_words_found(const secrets *s, size_t nb)
+{
+    static const uint8_t qr[8][4] = { { 0, 4, 8, 12 }, { 1, 5, 9, 13 },
+                                      { 2, 6, 10, 14 }, { 3, 7, 11, 15 },
+                                      { 0, 5, 10, 15 }, { 1, 6, 11, 12 },
+                                      { 2, 7, 8, 13 }, { 3, 4, 9, 14 } };
+    static const int rot[4] = { 16, 12, 8, 7 };
+    uint32_t *x = scalar_state, w[ARX_WORDS];
+    size_t n = 0, i, q, k;
+
+    x[0] = 0x61707865;
+    x[1] = 0x3320646e;
+    x[2] = 0x79622d32;
+    x[3] = 0x6b206574;
+    memcpy(x + 4, s->kw, sizeof(s->kw));
+    x[12] = 1 + (uint32_t)(nb - 1);     /* run_chacha's counter { 1, 2, 3, 4 } */
+    x[13] = 2;
+    x[14] = 3;
+    x[15] = 4;
+    for (i = 0; i < 20; i++)
+        for (q = 0; q < 4; q++) {
+            const uint8_t *v = qr[4 * (i & 1) + q];
+
+            for (k = 0; k < 4; k++) {
+                /* a += b; d ^= a; d <<<= r (then c, b; a, d; c, b) */
+                uint32_t *a = &x[v[(k & 1) ? 2 : 0]], *b = &x[v[(k & 1) ? 3 : 1]];
+                uint32_t *d = &x[v[(k & 1) ? 1 : 3]];
+
+                *a += *b;
+                w[n++] = *a;
+                *d ^= *a;
+                w[n++] = *d;
+                *d = (*d << rot[k]) | (*d >> (32 - rot[k]));
+                w[n++] = *d;
+            }
+        }
+    for (i = 0; i < n; i++)
+        if (find(&w[i], 4) >= 0)
+            return 1;
+    return 0;
+}
+
 /* what of s the indexed paint holds (run_deep indexed it), or NULL */
 static const char *leaked(const secrets *s)
 {
@@ -304,9 +357,22 @@ static __attribute__((noinline)) void run_fused(const chacha20_poly1305_kernel *
     f->poly->emit(&st, tag);
 }
 
+static uint32_t hchacha_out[8];        /* static: not on the searched stack */
+
+/* HChaCha20 of the key and nonce words { 1, 2, 3, 4 }: block 0's rounds */
+static __attribute__((noinline)) void run_hchacha(const chacha20_kernel *k,
+                                                  const secrets *s)
+{
+    static const uint32_t nonce[4] = { 1, 2, 3, 4 };
+    hchacha20_fn *h = k->hchacha20 != NULL ? k->hchacha20
+                                           : chacha20_portable_kernel.hchacha20;
+
+    h(hchacha_out, s->kw, nonce);
+}
+
 /* What to run deep below main: one call of a kernel, as a closure. */
 typedef struct {
-    int what;                   /* 0 chacha, 1 poly, 2 fused, 3 leaky */
+    int what;                   /* 0 chacha, 1 poly, 2 fused, 3 leaky, 4 hchacha */
     const void *k;
     secrets *s;
     size_t len;
@@ -347,6 +413,7 @@ static void run_job(const job *j)
     case 0: run_chacha(j->k, j->s, j->len); break;
     case 1: run_poly(j->k, j->s, j->len); break;
     case 2: run_fused(j->k, j->s, j->len, j->enc); break;
+    case 4: run_hchacha(j->k, j->s); break;
     default: leaky(j->s); break;
     }
 }
@@ -422,9 +489,28 @@ int main(void)
                 s.poly = 0;
                 run_deep(0, k, &s, lens[t], 0);
                 why = leaked(&s);
+                if (why == NULL && h == 0 && k == &chacha20_portable_kernel
+                    && scalar_words_found(&s, (lens[t] + 63) / 64))
+                    why = "a word of the rounds (a spilled local)";
                 check(why == NULL, k->name, why ? why : "", lens[t]);
             }
         }
+        /* its HChaCha20 (the portable one where it has none) */
+        if (k->hchacha20 == NULL && k != &chacha20_portable_kernel)
+            continue;
+        printf("hchacha20 %s (native)%s\n", k->name,
+               asserted(k->name) ? "" : ", reported only");
+        new_secrets(&s, 64);
+        s.poly = 0;
+        run_deep(4, k, &s, 0, 0);
+        why = leaked(&s);
+        if (why == NULL && scalar_words_found(&s, 1))
+            why = "a word of the rounds (a spilled local)";
+        check(why == NULL, k->name, why ? why : "", 0);
+        /* the search's rounds are the kernel's: the subkey is their words */
+        check(memcmp(hchacha_out, scalar_state, 16) == 0
+              && memcmp(hchacha_out + 4, scalar_state + 12, 16) == 0,
+              "control", "hchacha20's subkey is the searched rounds' output", 0);
     }
     for (i = 0; poly1305_kernels[i] != NULL; i++) {
         const poly1305_kernel *k = poly1305_kernels[i];
