@@ -35,24 +35,9 @@ CHACHA_INLINE void c5_emit_block(uint8_t *dst, const uint8_t *src, __m512i ks,
  * first pass takes its state straight from the broadcast words; the others
  * from the pre-round words kept in run (a 1 KiB call: 3% faster than when
  * the first went through memory too).
- *
- * With pair (the entry for 2-cycle vector steps, xor_stream_hybrid), the
- * passes after the first go two at a time while 2 KiB remain, their double
- * rounds alternating: eight independent quarter-round chains instead of
- * four. A 16-block pass is one chain of 20 rounds x 12 dependent steps of
- * L cycles (480 at L = 2) against 20 x 48 zmm operations over the vector
- * pipes (240 with four 512-bit pipes): latency bound by 2x where L = 2 and
- * the pipes are wide (Zen 5: 16 KiB 0.301 -> 0.225 TSC ticks a byte, kernel
- * alone), balanced where L = 2 on two pipes (Zen 4's 512-bit operations
- * take two) and throughput bound at L = 1, where pairing only adds spills.
- * The 32 state rows fill the 32 zmm registers and GCC spills some,
- * key-derived: the caller burns this function's frame after it
- * (C5_PAIR_FRAME).
  */
-#define C5_PAIR_FRAME 3072
-static __attribute__((noinline)) void
-xor_16x(uint8_t *out, const uint8_t *in, size_t len, const uint32_t key[8],
-        const uint32_t counter[4], int pair)
+static void xor_16x(uint8_t *out, const uint8_t *in, size_t len,
+                    const uint32_t key[8], const uint32_t counter[4])
 {
     c5_run run;
     __m512i x[16];
@@ -68,23 +53,6 @@ xor_16x(uint8_t *out, const uint8_t *in, size_t len, const uint32_t key[8],
         len -= CHACHA_BLOCKS(16);
         in += CHACHA_BLOCKS(16);
         out += CHACHA_BLOCKS(16);
-        for (; pair && len >= CHACHA_BLOCKS(32); len -= CHACHA_BLOCKS(32), in += CHACHA_BLOCKS(32), out += CHACHA_BLOCKS(32)) {
-            __m512i y[16];
-            int i;
-
-            c5_pass_start(x, &run);
-            c5_pass_start(y, &run);
-            y[12] = _mm512_add_epi32(run.ctr, _mm512_set1_epi32(16));
-            z512_vdround_pre(x);
-            z512_vdround_pre(y);
-            for (i = 1; i < 10; i++) {
-                z512_vdround(x);
-                z512_vdround(y);
-            }
-            c5_emit16(out, in, x, &run, CHACHA_BLOCKS(16));
-            c5_emit16(out + CHACHA_BLOCKS(16), in + CHACHA_BLOCKS(16), y, &run,
-                      CHACHA_BLOCKS(16));
-        }
         for (; len >= CHACHA_BLOCKS(16); len -= CHACHA_BLOCKS(16), in += CHACHA_BLOCKS(16), out += CHACHA_BLOCKS(16)) {
             c5_rounds16(x, &run);
             c5_emit16(out, in, x, &run, CHACHA_BLOCKS(16));
@@ -261,7 +229,7 @@ typedef void c5_rows_fn(uint8_t *out, const uint8_t *in, size_t len,
 
 CHACHA_INLINE void xor_any(uint8_t *out, const uint8_t *in, size_t len,
                            const uint32_t key[8], const uint32_t counter[4],
-                           c5_rows_fn *rows, int pair)
+                           c5_rows_fn *rows)
 {
     size_t full = len & ~(size_t)1023, rest = len - full;
     uint32_t ctr[4];
@@ -276,9 +244,7 @@ CHACHA_INLINE void xor_any(uint8_t *out, const uint8_t *in, size_t len,
         full = len;
         rest = 0;
     }
-    xor_16x(out, in, full, key, counter, pair);
-    if (pair && full >= CHACHA_BLOCKS(48))
-        chacha_burn_stack(C5_PAIR_FRAME);
+    xor_16x(out, in, full, key, counter);
     if (rest > 0) {
         memcpy(ctr, counter, sizeof(ctr));
         ctr[0] += (uint32_t)(full / CHACHA_BLOCK_LEN);
@@ -290,14 +256,14 @@ static void chacha20_xor_avx512(uint8_t *out, const uint8_t *in, size_t len,
                                 const uint32_t key[8],
                                 const uint32_t counter[4])
 {
-    xor_any(out, in, len, key, counter, xor_rows, 0);
+    xor_any(out, in, len, key, counter, xor_rows);
 }
 
 static void chacha20_xor_avx512_plain(uint8_t *out, const uint8_t *in,
                                       size_t len, const uint32_t key[8],
                                       const uint32_t counter[4])
 {
-    xor_any(out, in, len, key, counter, xor_rows_plain, 1);
+    xor_any(out, in, len, key, counter, xor_rows_plain);
 }
 
 const chacha20_kernel CHACHA_AVX512_SYM(chacha20_avx512_kernel) = {
@@ -306,14 +272,7 @@ const chacha20_kernel CHACHA_AVX512_SYM(chacha20_avx512_kernel) = {
             : CHACHA_CAP_AVX512F | CHACHA_CAP_AVX512VL | CHACHA_CAP_AVX512BW,
     .prefer = CHACHA_CAP_ZMM_FAST,    /* else auto takes avx2 */
     .xor_stream = chacha20_xor_avx512,
-    /*
-     * For 2-cycle vector steps: the tail row sets with plain vprold and, from
-     * 3 KiB, the 16-block passes in pairs (xor_16x). Timed against
-     * xor_stream at load on one block, where the rows differ: the pairs are
-     * not raced (a 64-byte race is ~20 us of the load, a 3 KiB one would
-     * need as many again), they ride on the same profile (L = 2) that makes
-     * plain vprold win.
-     */
+    /* the tail row sets with plain vprold; timed against xor_stream at load */
     .xor_stream_hybrid = chacha20_xor_avx512_plain,
     .hybrid_race = CHACHA_BLOCK_LEN,
     /*
