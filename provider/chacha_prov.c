@@ -377,7 +377,7 @@ static int select_kernels(CHACHA_PROV_CTX *pctx)
     if (!chacha_short_rule_choose(pctx->chacha, sname, hname, &rule)) {
         load_failed(PROV_R_INVALID_CONFIG_DATA,
                     "scalar_blocks \"%s\" (auto or 0..%d) or hybrid \"%s\""
-                    " (auto, on or off) is not valid", sname ? sname : "auto",
+                    " (auto, on, pairs or off) is not valid", sname ? sname : "auto",
                     CHACHA_SCALAR_BLOCKS_MAX, hname ? hname : "auto");
         return 0;
     }

@@ -10,6 +10,8 @@
 # include "chacha20_x86_probe.h"
 /* the row step: vprold (add and xor cost the same on the CPUs measured) */
 CHACHA_X86_STEP_PROBE(step_probe_avx512, "vprold $7, %%zmm0, %%zmm0")
+/* the pipes' width: vpaddd (vprold runs on fewer: Zen 5 2.1 a cycle, vpaddd 4) */
+CHACHA_X86_WIDTH_PROBE(width_probe_avx512, "vpaddd", "zmm")
 #endif
 
 /*
@@ -35,9 +37,25 @@ CHACHA_INLINE void c5_emit_block(uint8_t *dst, const uint8_t *src, __m512i ks,
  * first pass takes its state straight from the broadcast words; the others
  * from the pre-round words kept in run (a 1 KiB call: 3% faster than when
  * the first went through memory too).
+ *
+ * With pair (xor_stream_pairs), the passes after the first go two at a
+ * time while 2 KiB remain, their double rounds alternating: eight
+ * independent quarter-round chains instead of four. A 16-block pass's
+ * rounds are four chains of 20 x 12 dependent steps of L cycles (480 at
+ * L = 2) and 20 x 48 zmm operations over W a cycle (240 at W = 4): bound by
+ * latency when 12 L > 48 / W, i.e. L W > 4. Zen 5 (L = 2, four 512-bit
+ * pipes: W = 4) gains 16 KiB 0.301 -> 0.225 TSC ticks a byte, kernel alone;
+ * Zen 4 at L = 2 (its 512-bit operations take two 256-bit pipes: W = 2) is
+ * balanced, and at L = 1 bound by the pipes, where pairing only adds spills
+ * (the rule: CHACHA_PAIRS_MIN_LW in core/shortpath.c).
+ * The 32 state rows fill the 32 zmm registers and GCC spills some,
+ * key-derived: the caller burns this function's frame after it
+ * (C5_PAIR_FRAME).
  */
-static void xor_16x(uint8_t *out, const uint8_t *in, size_t len,
-                    const uint32_t key[8], const uint32_t counter[4])
+#define C5_PAIR_FRAME 3072
+static __attribute__((noinline)) void
+xor_16x(uint8_t *out, const uint8_t *in, size_t len, const uint32_t key[8],
+        const uint32_t counter[4], int pair)
 {
     c5_run run;
     __m512i x[16];
@@ -53,6 +71,23 @@ static void xor_16x(uint8_t *out, const uint8_t *in, size_t len,
         len -= CHACHA_BLOCKS(16);
         in += CHACHA_BLOCKS(16);
         out += CHACHA_BLOCKS(16);
+        for (; pair && len >= CHACHA_BLOCKS(32); len -= CHACHA_BLOCKS(32), in += CHACHA_BLOCKS(32), out += CHACHA_BLOCKS(32)) {
+            __m512i y[16];
+            int i;
+
+            c5_pass_start(x, &run);
+            c5_pass_start(y, &run);
+            y[12] = _mm512_add_epi32(run.ctr, _mm512_set1_epi32(16));
+            z512_vdround_pre(x);
+            z512_vdround_pre(y);
+            for (i = 1; i < 10; i++) {
+                z512_vdround(x);
+                z512_vdround(y);
+            }
+            c5_emit16(out, in, x, &run, CHACHA_BLOCKS(16));
+            c5_emit16(out + CHACHA_BLOCKS(16), in + CHACHA_BLOCKS(16), y, &run,
+                      CHACHA_BLOCKS(16));
+        }
         for (; len >= CHACHA_BLOCKS(16); len -= CHACHA_BLOCKS(16), in += CHACHA_BLOCKS(16), out += CHACHA_BLOCKS(16)) {
             c5_rounds16(x, &run);
             c5_emit16(out, in, x, &run, CHACHA_BLOCKS(16));
@@ -229,7 +264,7 @@ typedef void c5_rows_fn(uint8_t *out, const uint8_t *in, size_t len,
 
 CHACHA_INLINE void xor_any(uint8_t *out, const uint8_t *in, size_t len,
                            const uint32_t key[8], const uint32_t counter[4],
-                           c5_rows_fn *rows)
+                           c5_rows_fn *rows, int pair)
 {
     size_t full = len & ~(size_t)1023, rest = len - full;
     uint32_t ctr[4];
@@ -244,7 +279,9 @@ CHACHA_INLINE void xor_any(uint8_t *out, const uint8_t *in, size_t len,
         full = len;
         rest = 0;
     }
-    xor_16x(out, in, full, key, counter);
+    xor_16x(out, in, full, key, counter, pair);
+    if (pair && full >= CHACHA_BLOCKS(48))
+        chacha_burn_stack(C5_PAIR_FRAME);
     if (rest > 0) {
         memcpy(ctr, counter, sizeof(ctr));
         ctr[0] += (uint32_t)(full / CHACHA_BLOCK_LEN);
@@ -256,14 +293,21 @@ static void chacha20_xor_avx512(uint8_t *out, const uint8_t *in, size_t len,
                                 const uint32_t key[8],
                                 const uint32_t counter[4])
 {
-    xor_any(out, in, len, key, counter, xor_rows);
+    xor_any(out, in, len, key, counter, xor_rows, 0);
 }
 
 static void chacha20_xor_avx512_plain(uint8_t *out, const uint8_t *in,
                                       size_t len, const uint32_t key[8],
                                       const uint32_t counter[4])
 {
-    xor_any(out, in, len, key, counter, xor_rows_plain);
+    xor_any(out, in, len, key, counter, xor_rows_plain, 0);
+}
+
+static void chacha20_xor_avx512_pairs(uint8_t *out, const uint8_t *in,
+                                      size_t len, const uint32_t key[8],
+                                      const uint32_t counter[4])
+{
+    xor_any(out, in, len, key, counter, xor_rows_plain, 1);
 }
 
 const chacha20_kernel CHACHA_AVX512_SYM(chacha20_avx512_kernel) = {
@@ -275,6 +319,8 @@ const chacha20_kernel CHACHA_AVX512_SYM(chacha20_avx512_kernel) = {
     /* the tail row sets with plain vprold; timed against xor_stream at load */
     .xor_stream_hybrid = chacha20_xor_avx512_plain,
     .hybrid_race = CHACHA_BLOCK_LEN,
+    /* the same and, from 3 KiB, the 16-block passes in pairs (xor_16x) */
+    .xor_stream_pairs = chacha20_xor_avx512_pairs,
     /*
      * AEAD: block 0 takes the text up to 11 blocks (12 in rows), or what of
      * a longer text does not fill 1 KiB passes, when that many; else it runs
@@ -288,5 +334,6 @@ const chacha20_kernel CHACHA_AVX512_SYM(chacha20_avx512_kernel) = {
     .two_block_rows = 1,
 #if !CHACHA_AVX512_EMULATED
     .step_probe = step_probe_avx512,
+    .width_probe = width_probe_avx512,
 #endif
 };

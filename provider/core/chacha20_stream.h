@@ -58,7 +58,8 @@ typedef struct {
 
 /*
  * Use kernel k, with calls of at most scalar_blocks blocks on the scalar one,
- * and the others on k's hybrid entry if hybrid (and k has one).
+ * and the others on k's hybrid entry if hybrid is 1, its paired passes if 2
+ * (what k has of them).
  */
 void chacha20_stream_set_kernel(chacha20_stream *cs, const chacha20_kernel *k,
                                 unsigned int scalar_blocks, int hybrid);

@@ -106,6 +106,12 @@ static uint64_t step_chain(const chacha20_kernel *k)
     return k->step_probe(CHAIN);
 }
 
+/* 8 CHAIN independent steps: about as long as step_chain where L W = 8 */
+static uint64_t width_run(const chacha20_kernel *k)
+{
+    return k->width_probe(8 * CHAIN);
+}
+
 /* 4 dependent calls of hybrid_race bytes through one entry of k */
 static uint64_t entry_chain(const chacha20_kernel *k, chacha20_xor_fn *f)
 {
@@ -136,17 +142,32 @@ static uint64_t hybrid_chain(const chacha20_kernel *k)
  * hybrid entry's time over xor_stream's (else 0); 0 if implausible.
  */
 static int measure(const chacha20_kernel *k, double *step, double *block,
-                   double *race)
+                   double *race, double *width)
 {
     double tsc_cost = (double)min_of(nothing, k);
     double add = ((double)min_of(add_chain, k) - tsc_cost) / CHAIN;
-    double plain;
+    double plain, step_ticks;
 
     if (add <= 0)
         return 0;
-    *step = ((double)min_of(step_chain, k) - tsc_cost) / CHAIN / add;
+    step_ticks = ((double)min_of(step_chain, k) - tsc_cost) / CHAIN;
+    *step = step_ticks / add;
     *block = ((double)min_of(scalar_chain, k) - tsc_cost) / 4 / add;
-    *race = 0;
+    *race = *width = 0;
+    if (k->width_probe != NULL) {
+        /*
+         * L W is the ratio of a step's latency to its issue interval, both
+         * in TSC ticks: no unit to calibrate (the add chain's noise would
+         * enter twice)
+         */
+        double t = ((double)min_of(width_run, k) - tsc_cost) / (8 * CHAIN);
+
+        if (t <= 0 || step_ticks <= 0)
+            return 0;
+        *width = step_ticks / t / *step;
+        if (*width < 0.25 || *width > 16)
+            return 0;
+    }
     if (k->hybrid_race != 0 && k->xor_stream_hybrid != NULL
         && k->hybrid_race <= RACE_MAX) {
         plain = (double)min_of(plain_chain, k) - tsc_cost;
@@ -160,12 +181,13 @@ static int measure(const chacha20_kernel *k, double *step, double *block,
 }
 #else
 static int measure(const chacha20_kernel *k, double *step, double *block,
-                   double *race)
+                   double *race, double *width)
 {
     (void)k;
     (void)step;
     (void)block;
     (void)race;
+    (void)width;
     return 0;
 }
 #endif
@@ -180,10 +202,10 @@ static int measure(const chacha20_kernel *k, double *step, double *block,
 #define MEASURED_SLOTS 8
 static _Atomic int measured_state[MEASURED_SLOTS];
 static double measured_step[MEASURED_SLOTS], measured_block[MEASURED_SLOTS];
-static double measured_race[MEASURED_SLOTS];
+static double measured_race[MEASURED_SLOTS], measured_width[MEASURED_SLOTS];
 
 static int measure_once(const chacha20_kernel *k, double *step, double *block,
-                        double *race)
+                        double *race, double *width)
 {
     int i, st, ok;
 
@@ -191,20 +213,22 @@ static int measure_once(const chacha20_kernel *k, double *step, double *block,
         if (chacha20_kernels[i] == k)
             break;
     if (i == MEASURED_SLOTS || chacha20_kernels[i] == NULL)
-        return measure(k, step, block, race);
+        return measure(k, step, block, race, width);
     st = atomic_load(&measured_state[i]);
     if (st >= 2) {
         *step = measured_step[i];
         *block = measured_block[i];
         *race = measured_race[i];
+        *width = measured_width[i];
         return st == 2;
     }
-    ok = measure(k, step, block, race);
+    ok = measure(k, step, block, race, width);
     st = 0;
     if (atomic_compare_exchange_strong(&measured_state[i], &st, 1)) {
         measured_step[i] = *step;
         measured_block[i] = *block;
         measured_race[i] = *race;
+        measured_width[i] = *width;
         atomic_store(&measured_state[i], ok ? 2 : 3);
     }
     return ok;
@@ -227,7 +251,7 @@ int chacha_short_rule_choose(const chacha20_kernel *k, const char *blocks,
            would fault): the static rule then */
         measured = k->step_probe != NULL && chacha_caps_ok(k->caps)
                    && measure_once(k, &r->step_cycles, &r->scalar_block_cycles,
-                                   &r->race_ratio);
+                                   &r->race_ratio, &r->width);
         if (measured) {
             r->vector_block_cycles = 20.0 * k->row_steps * r->step_cycles;
             while (r->scalar_blocks < CHACHA_SCALAR_BLOCKS_MAX
@@ -237,6 +261,7 @@ int chacha_short_rule_choose(const chacha20_kernel *k, const char *blocks,
             r->source = "model";
         } else {
             r->step_cycles = r->scalar_block_cycles = r->race_ratio = 0;
+            r->width = 0;
             r->scalar_blocks = STATIC_BLOCKS;
             r->source = "static";
         }
@@ -247,6 +272,10 @@ int chacha_short_rule_choose(const chacha20_kernel *k, const char *blocks,
             r->hybrid = measured && r->step_cycles >= HYBRID_MIN_STEP;
             r->hybrid_source = r->source;
         }
+        /* the paired passes, where one pass is bound by its chains */
+        if (r->hybrid && k->xor_stream_pairs != NULL && measured
+            && r->step_cycles * r->width >= CHACHA_PAIRS_MIN_LW)
+            r->hybrid = 2;
     }
     if (forced(blocks)) {
         char *end;
@@ -261,8 +290,12 @@ int chacha_short_rule_choose(const chacha20_kernel *k, const char *blocks,
         }
     }
     if (forced(hybrid)) {
-        if (strcmp(hybrid, "on") == 0 || strcmp(hybrid, "off") == 0) {
-            r->hybrid = strcmp(hybrid, "on") == 0 && k->xor_stream_hybrid != NULL;
+        if (strcmp(hybrid, "on") == 0 || strcmp(hybrid, "off") == 0
+            || strcmp(hybrid, "pairs") == 0) {
+            /* what the kernel has of it: pairs, else its hybrid entry */
+            r->hybrid = strcmp(hybrid, "off") == 0 || k->xor_stream_hybrid == NULL ? 0
+                        : strcmp(hybrid, "pairs") == 0 && k->xor_stream_pairs != NULL ? 2
+                        : 1;
             r->hybrid_source = "forced";
         } else {
             ok = 0;
@@ -275,7 +308,7 @@ void chacha_short_rule_describe(const chacha_short_rule *r, char *buf,
                                 size_t len)
 {
     int n = snprintf(buf, len, "scalar-blocks=%u (%s) hybrid=%s (%s)",
-                     r->scalar_blocks, r->source, r->hybrid ? "on" : "off",
+                     r->scalar_blocks, r->source, chacha_hybrid_name(r->hybrid),
                      r->hybrid_source);
 
     if (r->vector_block_cycles > 0 && n > 0 && (size_t)n < len)
@@ -284,6 +317,14 @@ void chacha_short_rule_describe(const chacha_short_rule *r, char *buf,
                       r->step_cycles, r->vector_block_cycles,
                       r->scalar_block_cycles);
     if (r->race_ratio > 0 && n > 0 && (size_t)n < len)
-        snprintf(buf + n, len - (size_t)n, "; race: hybrid entry %.2fx the"
-                 " time", r->race_ratio);
+        n += snprintf(buf + n, len - (size_t)n, "; race: hybrid entry %.2fx the"
+                      " time", r->race_ratio);
+    if (r->width > 0 && n > 0 && (size_t)n < len)
+        snprintf(buf + n, len - (size_t)n, "; pairs: step x width %.1f"
+                 " (from %.0f)", r->step_cycles * r->width, CHACHA_PAIRS_MIN_LW);
+}
+
+const char *chacha_hybrid_name(int hybrid)
+{
+    return hybrid == 2 ? "pairs" : hybrid ? "on" : "off";
 }

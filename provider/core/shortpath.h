@@ -13,10 +13,13 @@
 #include "kernel.h"
 
 #define CHACHA_SCALAR_BLOCKS_MAX 4
+/* hybrid = 2 (pairs) when step latency x width >= this (see shortpath.c) */
+#define CHACHA_PAIRS_MIN_LW 6.0
 
 typedef struct {
     unsigned int scalar_blocks;    /* 0..CHACHA_SCALAR_BLOCKS_MAX */
-    int hybrid;                    /* the kernel's xor_stream_hybrid */
+    int hybrid;                    /* 1: the kernel's xor_stream_hybrid,
+                                      2: its xor_stream_pairs */
     const char *hybrid_source;     /* "model", "race", "static", "forced", "none" */
     const char *source;            /* "model", "static", "forced", "scalar kernel" */
     /* what the model weighed, in core cycles (0: not measured) */
@@ -25,6 +28,8 @@ typedef struct {
     double vector_block_cycles;    /* one row pass: 20 * row_steps * step */
     double race_ratio;             /* hybrid entry's time / xor_stream's at
                                       hybrid_race bytes (0: not raced) */
+    double width;                  /* vector steps a cycle, eight independent
+                                      chains (0: not measured) */
 } chacha_short_rule;
 
 /*
@@ -39,5 +44,8 @@ int chacha_short_rule_choose(const chacha20_kernel *k, const char *blocks,
 /* "scalar-blocks=1 hybrid=on (model: vector step 2.0 cycles, ...)" */
 void chacha_short_rule_describe(const chacha_short_rule *r, char *buf,
                                 size_t len);
+
+/* "off", "on" or "pairs" for a rule's hybrid value */
+const char *chacha_hybrid_name(int hybrid);
 
 #endif

@@ -6,6 +6,7 @@
 #include <openssl/crypto.h>
 #include <openssl/err.h>
 #include "prov_ctx.h"
+#include "shortpath.h"
 
 const OSSL_ITEM chacha_reason_strings[] = {
     { CHACHA_R_NONCE_EXHAUSTED, "too much data for one nonce" },
@@ -43,7 +44,7 @@ void chacha_trace_newctx(const CHACHA_PROV_CTX *pctx, const char *alg)
         fprintf(stderr, "chacha-provider: new %s context (chacha20=%s, poly1305=%s,"
                 " aead=%s, scalar-blocks=%u, hybrid=%s)\n", alg, pctx->chacha->name,
                 pctx->poly->name, chacha_aead_kernel_name(pctx), pctx->scalar_blocks,
-                pctx->hybrid ? "on" : "off");
+                chacha_hybrid_name(pctx->hybrid));
 }
 
 /* The error state's answer (see chacha_prov_running): the reason, and 0. */

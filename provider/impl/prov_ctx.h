@@ -25,9 +25,9 @@ typedef struct {
     const chacha20_poly1305_kernel *fused;   /* NULL: AEAD in two steps */
     unsigned int scalar_blocks;  /* the short-path rule (core/shortpath.h) */
     int hybrid;                  /* and its choice of the kernel's hybrid entry */
-    char short_rule[160];        /* how it was chosen, as read back */
+    char short_rule[256];        /* how it was chosen, as read back */
     int debug;                 /* CHACHA_PROVIDER_DEBUG: trace to stderr */
-    char buildinfo[384];       /* version, active kernels, OpenSSL built with */
+    char buildinfo[512];       /* version, active kernels, OpenSSL built with */
     OSSL_FUNC_core_get_libctx_fn *core_get_libctx;
     OSSL_FUNC_self_test_cb_fn *self_test_cb;
     /*

@@ -294,7 +294,7 @@ check "list -providers -verbose: buildinfo names the active kernels" \
 # (env wins), a bad value fails the load with the reason
 rule="unset CHACHA_PROVIDER_SCALAR_BLOCKS CHACHA_PROVIDER_HYBRID;"
 check "list -providers -verbose: buildinfo has the path rule" \
-    grep -q 'scalar-blocks=[0-4] ([a-z ]*) hybrid=o[nf]*' "$tmp/o"
+    grep -q 'scalar-blocks=[0-4] ([a-z ]*) hybrid=\(on\|off\|pairs\) ' "$tmp/o"
 sed 's/^\[chacha_sect\]/&\nscalar_blocks = 3\nhybrid = off/' "$srcdir/chacha-provider.cnf" >"$tmp/rule.cnf"
 sh -c "$rule $unpinned OPENSSL_CONF='$tmp/rule.cnf' $OPENSSL list -providers -verbose" >"$tmp/o" 2>&1
 check "cnf scalar_blocks = 3, hybrid = off: read back as forced" \
@@ -303,6 +303,14 @@ sh -c "$rule CHACHA_PROVIDER_SCALAR_BLOCKS=0 CHACHA_PROVIDER_HYBRID=on $unpinned
     OPENSSL_CONF='$tmp/rule.cnf' $OPENSSL list -providers -verbose" >"$tmp/o" 2>&1
 check "CHACHA_PROVIDER_SCALAR_BLOCKS=0 wins over the cnf" \
     grep -q 'scalar-blocks=0 (forced) hybrid=o[nf]* (forced)' "$tmp/o"
+# pairs: the paired passes where the kernel has them (avx512), else its hybrid
+# entry (avx2), else none
+sh -c "$rule CHACHA_PROVIDER_HYBRID=pairs $unpinned \
+    OPENSSL_CONF='$srcdir/chacha-provider.cnf' $OPENSSL list -providers -verbose" >"$tmp/o" 2>&1
+check "CHACHA_PROVIDER_HYBRID=pairs: read back as forced, what the kernel has of it" \
+    sh -c "grep -q 'chacha20=avx512 .*hybrid=pairs (forced)' '$tmp/o' ||
+           grep -q 'chacha20=avx2 .*hybrid=on (forced)' '$tmp/o' ||
+           grep -q 'chacha20=[a-z0-9_]* .*hybrid=off (forced)' '$tmp/o'"
 for v in "CHACHA_PROVIDER_SCALAR_BLOCKS=5" "CHACHA_PROVIDER_SCALAR_BLOCKS=one" \
          "CHACHA_PROVIDER_HYBRID=yes"; do
     sh -c "$rule $v $OPENSSL list -providers -provider chacha" >"$tmp/o" 2>&1

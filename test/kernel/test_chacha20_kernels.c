@@ -334,6 +334,39 @@ static void run_one(const chacha20_kernel *impl, uint8_t *buf_out, size_t out_of
     check(guard_ok, cur_name, "guard bytes", len, detail);
 }
 
+static void test_kernel(const chacha20_kernel *impl);
+
+/*
+ * impl's other entries, as the stream may pick them: the hybrid one
+ * (scalar blocks beside the vector ones, or rows for slow vector steps)
+ * and the paired passes.
+ */
+static void test_other_entries(const chacha20_kernel *impl, const char *how)
+{
+    static const char *const what[2] = { "hybrid", "pairs" };
+    static char name[96];
+    const char *outer = cur_name;
+    unsigned long before;
+    int e;
+
+    for (e = 0; e < 2; e++) {
+        chacha20_kernel entry = *impl;
+
+        entry.xor_stream = e == 0 ? impl->xor_stream_hybrid : impl->xor_stream_pairs;
+        if (entry.xor_stream == NULL)
+            continue;
+        snprintf(name, sizeof(name), "%s %s", outer, what[e]);
+        cur_name = name;
+        printf("run  %s (%sits xor_stream_%s, against the reference)\n",
+               cur_name, how, what[e]);
+        before = n_pass;
+        test_rfc8439(&entry);
+        test_kernel(&entry);
+        printf("     %s: %lu checks\n", cur_name, n_pass - before);
+    }
+    cur_name = outer;
+}
+
 static void test_kernel(const chacha20_kernel *impl)
 {
     static const size_t align_lens[] = {
@@ -516,21 +549,7 @@ int main(void)
         test_kernel(impl);
         printf("     %s: %lu checks\n", cur_name, n_pass - before);
         ran_caps |= impl->caps;
-        if (impl->xor_stream_hybrid != NULL) {
-            /* its hybrid entry (scalar blocks beside the vector ones) too */
-            static char name[64];
-            chacha20_kernel hybrid = *impl;
-
-            hybrid.xor_stream = impl->xor_stream_hybrid;
-            snprintf(name, sizeof(name), "%s hybrid", impl->name);
-            cur_name = name;
-            printf("run  %s (native, its xor_stream_hybrid, against the reference)\n",
-                   cur_name);
-            before = n_pass;
-            test_rfc8439(&hybrid);
-            test_kernel(&hybrid);
-            printf("     %s: %lu checks\n", cur_name, n_pass - before);
-        }
+        test_other_entries(impl, "native, ");
     }
     /* the same suite on the emulated AVX-512 kernels, on any CPU */
     for (i = 0; emu_chacha20_kernels[i] != NULL; i++) {
@@ -546,6 +565,7 @@ int main(void)
         test_hchacha20(emu_chacha20_kernels[i]);
         test_kernel(emu_chacha20_kernels[i]);
         printf("     %s: %lu checks\n", cur_name, n_pass - before);
+        test_other_entries(emu_chacha20_kernels[i], "emulated, ");
     }
     /*
      * Detect the SIMD the CPU has independently of the provider's detection,

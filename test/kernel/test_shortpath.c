@@ -47,7 +47,7 @@ static void check(int ok, const char *kname, unsigned int sb, const char *what,
 
 /* The kernel under test, behind a wrapper that counts its calls. */
 static const chacha20_kernel *under_test;
-static unsigned long kernel_calls, hybrid_calls;
+static unsigned long kernel_calls, hybrid_calls, pairs_calls;
 
 static void counting_xor(uint8_t *out, const uint8_t *in, size_t len,
                          const uint32_t key[8], const uint32_t counter[4])
@@ -62,6 +62,14 @@ static void counting_xor_hybrid(uint8_t *out, const uint8_t *in, size_t len,
     kernel_calls++;
     hybrid_calls++;
     under_test->xor_stream_hybrid(out, in, len, key, counter);
+}
+
+static void counting_xor_pairs(uint8_t *out, const uint8_t *in, size_t len,
+                               const uint32_t key[8], const uint32_t counter[4])
+{
+    kernel_calls++;
+    pairs_calls++;
+    under_test->xor_stream_pairs(out, in, len, key, counter);
 }
 
 static void counting_hchacha(uint32_t out[8], const uint32_t key[8],
@@ -115,14 +123,18 @@ static void stream_suite(const chacha20_kernel *wrapped, const char *kname,
                      | (uint32_t)iv[4 * i + 2] << 16 | (uint32_t)iv[4 * i + 3] << 24;
         chacha20_portable_kernel.xor_stream(want, in, len, cs.key, ctr);
 
-        kernel_calls = hybrid_calls = 0;
+        kernel_calls = hybrid_calls = pairs_calls = 0;
         chacha20_stream_xor(&cs, got, in, len);
         check(memcmp(got, want, len) == 0, kname, sb, "stream, one call", len);
         /* one call of n blocks (a short one is made whole, 1 block) */
         check(len == 0 || (kernel_calls != 0) == ((blocks > sb) ? 1 : 0), kname,
               sb, "kernel reached iff blocks > scalar_blocks", len);
-        check(hybrid_calls == (hy && wrapped->xor_stream_hybrid != NULL ? kernel_calls : 0),
+        /* hybrid 2 takes the paired passes, or the hybrid entry without them */
+        check(hybrid_calls == ((hy == 1 || (hy == 2 && wrapped->xor_stream_pairs == NULL))
+                               && wrapped->xor_stream_hybrid != NULL ? kernel_calls : 0),
               kname, sb, "the hybrid entry iff hybrid", len);
+        check(pairs_calls == (hy == 2 && wrapped->xor_stream_pairs != NULL ? kernel_calls : 0),
+              kname, sb, "the paired passes iff hybrid 2", len);
 
         /* two pieces, split anywhere: partial blocks and the kept keystream */
         cut = len == 0 ? 0 : (size_t)(rng() % (len + 1));
@@ -380,20 +392,23 @@ static void run_kernel(const chacha20_kernel *k, const char *how)
     wrapped.xor_stream = counting_xor;
     if (k->xor_stream_hybrid != NULL)
         wrapped.xor_stream_hybrid = counting_xor_hybrid;
+    if (k->xor_stream_pairs != NULL)
+        wrapped.xor_stream_pairs = counting_xor_pairs;
     wrapped.hchacha20 = counting_hchacha;
-    for (hy = 0; hy <= 1; hy++)
+    for (hy = 0; hy <= 2; hy++)
         for (sb = 0; sb <= CHACHA_SCALAR_BLOCKS_MAX; sb++) {
             stream_suite(&wrapped, k->name, sb, hy);
             aead_suite(&wrapped, k->name, sb, hy);
             xchacha_suite(&wrapped, k->name, sb, hy);
         }
-    for (hy = 0; hy <= 1; hy++)
+    for (hy = 0; hy <= 2; hy++)
         ahead_suite(&wrapped, k->name, hy);
     check(made_ahead > 0 && used_ahead > 0, k->name, 0,
           "blocks made ahead and used in the many-pieces runs", 0);
-    printf("run: kernel %s (%s%s), scalar_blocks 0..%d, hybrid off/on, lengths 0..%d:"
+    printf("run: kernel %s (%s%s%s), scalar_blocks 0..%d, hybrid off/on/pairs, lengths 0..%d:"
            " %lu checks, %lu blocks made ahead, %lu of them used, %s\n", k->name, how,
            k->xor_stream_hybrid != NULL ? ", with its hybrid entry" : "",
+           k->xor_stream_pairs != NULL ? " and paired passes" : "",
            CHACHA_SCALAR_BLOCKS_MAX, MAXLEN, n_pass - runs, made_ahead, used_ahead,
            n_fail == before ? "ok" : "FAILED");
     made_ahead = used_ahead = 0;
@@ -404,7 +419,7 @@ static void rule_suite(void)
     static const char *const bad[] = { "5", "-1", "x", "1x", " 1", "99999999999" };
     static const char *const bad_hybrid[] = { "1", "yes", "On", " on", "onx" };
     chacha_short_rule r;
-    char desc[160], n[4];
+    char desc[256], n[4];
     size_t i;
     unsigned int sb;
 
@@ -417,6 +432,11 @@ static void rule_suite(void)
                   && strcmp(r.source, "forced") == 0
                   && r.hybrid == (k->xor_stream_hybrid != NULL), k->name, sb,
                   "forced rule (hybrid on)", 0);
+            check(chacha_short_rule_choose(k, n, "pairs", &r) && r.scalar_blocks == sb
+                  && strcmp(r.hybrid_source, "forced") == 0
+                  && r.hybrid == (k->xor_stream_hybrid == NULL ? 0
+                                  : k->xor_stream_pairs != NULL ? 2 : 1), k->name, sb,
+                  "forced rule (hybrid pairs: what the kernel has of it)", 0);
             check(chacha_short_rule_choose(k, n, "off", &r) && r.scalar_blocks == sb
                   && !r.hybrid && strcmp(r.hybrid_source, "forced") == 0, k->name,
                   sb, "forced rule (hybrid off)", 0);
@@ -448,12 +468,21 @@ static void rule_suite(void)
             && strcmp(r.source, "model") == 0)
             /* a raced entry: the faster one, by the measured ratio */
             check(strcmp(r.hybrid_source, "race") == 0 && r.race_ratio >= 0.25
-                  && r.race_ratio <= 4 && r.hybrid == (r.race_ratio < 31.0 / 32.0),
+                  && r.race_ratio <= 4 && (r.hybrid != 0) == (r.race_ratio < 31.0 / 32.0),
                   k->name, r.scalar_blocks, "hybrid entry chosen by the race", 0);
         else if (k->xor_stream_hybrid != NULL && strcmp(r.source, "model") == 0)
             check(strcmp(r.hybrid_source, "model") == 0 && r.race_ratio == 0
-                  && r.hybrid == (r.step_cycles >= 1.5), k->name, r.scalar_blocks,
+                  && (r.hybrid != 0) == (r.step_cycles >= 1.5), k->name, r.scalar_blocks,
                   "hybrid entry chosen by the model", 0);
+        /* the paired passes: on the hybrid choice, where L W reaches the bound */
+        check(r.hybrid != 2
+              || (k->xor_stream_pairs != NULL && strcmp(r.source, "model") == 0
+                  && r.step_cycles * r.width >= CHACHA_PAIRS_MIN_LW),
+              k->name, r.scalar_blocks, "paired passes only by the model's L W", 0);
+        if (r.hybrid != 0 && k->xor_stream_pairs != NULL && strcmp(r.source, "model") == 0)
+            check((r.hybrid == 2) == (r.step_cycles * r.width >= CHACHA_PAIRS_MIN_LW)
+                  && r.width > 0, k->name, r.scalar_blocks,
+                  "paired passes where L W reaches CHACHA_PAIRS_MIN_LW", 0);
         chacha_short_rule_describe(&r, desc, sizeof(desc));
         printf("rule: kernel %s, auto: %s\n", k->name, desc);
     }

@@ -450,7 +450,7 @@ int main(void)
 {
     static const size_t lens[] = { 1, 63, 64, 100, 128, 200, 256, 300, 448,
                                    512, 576, 700, 768, 1000, 1024, 1088, 1500,
-                                   2048, 4096, 16384, 65536 };
+                                   2048, 3136, 4096, 16384, 65536 };
     secrets s;
     const char *why;
     size_t i, t;
@@ -473,16 +473,18 @@ int main(void)
 
         if (!chacha_caps_ok(k->caps))
             continue;
-        /* each entry: xor_stream, then the hybrid one where there is one */
-        for (h = 0; h < 2; h++) {
-            if (h == 1) {
-                if (k->xor_stream_hybrid == NULL)
-                    break;
-                hybrid = *k;
-                hybrid.xor_stream = k->xor_stream_hybrid;
+        /* each entry: xor_stream, then the hybrid and paired ones it has */
+        for (h = 0; h < 3; h++) {
+            if (h > 0) {
+                hybrid = *chacha20_kernels[i];
+                hybrid.xor_stream = h == 1 ? hybrid.xor_stream_hybrid
+                                           : hybrid.xor_stream_pairs;
+                if (hybrid.xor_stream == NULL)
+                    continue;
                 k = &hybrid;
             }
-            printf("chacha20 %s%s (native)%s\n", k->name, h ? " hybrid" : "",
+            printf("chacha20 %s%s (native)%s\n", k->name,
+                   h == 1 ? " hybrid" : h == 2 ? " pairs" : "",
                    asserted(k->name) ? "" : ", reported only");
             for (t = 0; t < sizeof(lens) / sizeof(lens[0]); t++) {
                 new_secrets(&s, lens[t]);

@@ -68,6 +68,18 @@ typedef struct chacha20_kernel_s {
      */
     chacha20_xor_fn *xor_stream_hybrid;
     unsigned int hybrid_race;
+    /*
+     * The hybrid entry with its bulk passes in pairs, two independent
+     * passes' double rounds alternating (twice the dependent chains, twice
+     * the registers); NULL: none. It pays where a pass is bound by its
+     * chains' latency, not by the vector pipes: the rule (core/shortpath.c)
+     * takes it over the hybrid entry when the measured vector step latency
+     * times width_probe's operations a cycle is at least
+     * CHACHA_PAIRS_MIN_LW. width_probe: the TSC ticks of n vector steps in
+     * eight independent chains.
+     */
+    chacha20_xor_fn *xor_stream_pairs;
+    uint64_t (*width_probe)(unsigned int n);
     hchacha20_fn *hchacha20;   /* NULL: the portable one */
     /*
      * For the AEAD core, which makes block 0 (the one-time key) in the same
