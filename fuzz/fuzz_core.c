@@ -21,7 +21,7 @@
  * the input picks), every fused kernel, and every fused kernel once more with
  * its minimum lengths lowered to one block, so that short inputs reach its
  * one-pass code (the real descriptors need 2-8 KiB texts).
- * Then: the short-path rule (scalar blocks 0-4, hybrid entry on/off), in
+ * Then: the short-path rule (scalar blocks 0-4, hybrid off/on/pairs), in
  * place or not, a long PRNG text (up to 16 KiB: fused kernels' real
  * thresholds, bulk passes) or the input's own bytes, key, nonce, counter,
  * AAD and text lengths and up to 7 cut points each. Buffers are heap blocks
@@ -468,7 +468,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         prim -= 3;     /* 5..7 -> the AEADs and XChaCha20 once more */
     memset(&j, 0, sizeof(j));
     j.scalar_blocks = b1 % 5;
-    j.hybrid = (b1 >> 3) & 1;
+    j.hybrid = (b1 >> 3) & 1 ? 1 + ((b1 >> 5) & 1) : 0;   /* off, on, pairs */
     j.inplace = (b1 >> 4) & 1;
     rdbytes(&r, j.key, 32);
     rdbytes(&r, j.nonce, prim >= 3 ? 24 : 12);

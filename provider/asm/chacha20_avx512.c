@@ -47,7 +47,7 @@ CHACHA_INLINE void c5_emit_block(uint8_t *dst, const uint8_t *src, __m512i ks,
  * pipes: W = 4) gains 16 KiB 0.301 -> 0.225 TSC ticks a byte, kernel alone;
  * Zen 4 at L = 2 (its 512-bit operations take two 256-bit pipes: W = 2) is
  * balanced, and at L = 1 bound by the pipes, where pairing only adds spills
- * (the rule: CHACHA_PAIRS_MIN_LW in core/shortpath.c).
+ * (the rule: core/shortpath.c, CHACHA_PAIRS_MIN_LW in shortpath.h).
  * The 32 state rows fill the 32 zmm registers and GCC spills some,
  * key-derived: the caller burns this function's frame after it
  * (C5_PAIR_FRAME).

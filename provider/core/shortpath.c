@@ -177,11 +177,10 @@ static int measure(const chacha20_kernel *k, double *step, double *block,
         double t = ((double)min_of_n(width_run, k, WIDTH_RUNS) - tsc_cost)
                    / (8 * CHAIN);
 
-        if (t <= 0 || step_ticks <= 0)
-            return 0;
-        *width = step_ticks / t / *step;
+        /* an implausible width turns only the pairs off, not the model */
+        *width = t > 0 && step_ticks > 0 ? step_ticks / t / *step : 0;
         if (*width < 0.25 || *width > 16)
-            return 0;
+            *width = 0;
     }
     if (k->hybrid_race != 0 && k->xor_stream_hybrid != NULL
         && k->hybrid_race <= RACE_MAX) {

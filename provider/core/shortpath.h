@@ -3,7 +3,8 @@
  * The path rule: calls of at most `scalar_blocks` blocks run the portable
  * (scalar) kernel instead of the chosen vector kernel, and so does HChaCha20
  * when scalar_blocks >= 1; longer ones run the kernel's hybrid entry (scalar
- * blocks beside the vector ones) if `hybrid`. Chosen at load from a cost
+ * blocks beside the vector ones, or rows for slow vector steps) if `hybrid`
+ * is 1, and its paired passes (on the hybrid entry) if 2. Chosen at load from a cost
  * model fed with this CPU's measured latencies (see shortpath.c), or forced.
  */
 #ifndef CHACHA_CORE_SHORTPATH_H
@@ -34,8 +35,9 @@ typedef struct {
 
 /*
  * The rule for kernel k. NULL, "" or "auto": not forced; else blocks is a
- * number 0..CHACHA_SCALAR_BLOCKS_MAX and hybrid "on" or "off" (on for a
- * kernel without a hybrid entry means its only one). Returns 0 if either is
+ * number 0..CHACHA_SCALAR_BLOCKS_MAX and hybrid "on", "pairs" or "off" (on
+ * for a kernel without a hybrid entry means its only one; pairs gives what
+ * the kernel has of pairs, hybrid entry, plain entry). Returns 0 if either is
  * none of these; r then holds the auto rule for it.
  */
 int chacha_short_rule_choose(const chacha20_kernel *k, const char *blocks,

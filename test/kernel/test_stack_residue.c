@@ -217,7 +217,8 @@ static int scalar_words_found(const secrets *s, size_t nb)
                                       { 0, 5, 10, 15 }, { 1, 6, 11, 12 },
                                       { 2, 7, 8, 13 }, { 3, 4, 9, 14 } };
     static const int rot[4] = { 16, 12, 8, 7 };
-    uint32_t *x = scalar_state, w[ARX_WORDS];
+    static uint32_t w[ARX_WORDS];    /* static: not on the searched stack */
+    uint32_t *x = scalar_state;
     size_t n = 0, i, q, k;
 
     x[0] = 0x61707865;

@@ -73,9 +73,9 @@ typedef struct chacha20_kernel_s {
      * passes' double rounds alternating (twice the dependent chains, twice
      * the registers); NULL: none. It pays where a pass is bound by its
      * chains' latency, not by the vector pipes: the rule (core/shortpath.c)
-     * takes it over the hybrid entry when the measured vector step latency
-     * times width_probe's operations a cycle is at least
-     * CHACHA_PAIRS_MIN_LW. width_probe: the TSC ticks of n vector steps in
+     * takes it over the hybrid entry, where that is chosen, when the
+     * measured vector step latency times width_probe's operations a cycle
+     * is at least CHACHA_PAIRS_MIN_LW. width_probe: the TSC ticks of n vector steps in
      * eight independent chains.
      */
     chacha20_xor_fn *xor_stream_pairs;
