@@ -49,16 +49,17 @@ CHACHA_INLINE void c5_emit_block(uint8_t *dst, const uint8_t *src, __m512i ks,
  * balanced, and at L = 1 bound by the pipes, where pairing only adds spills
  * (the rule: core/shortpath.c, CHACHA_PAIRS_MIN_LW in shortpath.h).
  * The 32 state rows fill the 32 zmm registers and GCC spills some,
- * key-derived: the caller burns this function's frame after it
- * (C5_PAIR_FRAME).
+ * key-derived: it returns 1 when pairs ran, and the caller then burns its
+ * frame (C5_PAIR_FRAME).
  */
 #define C5_PAIR_FRAME 3072
-static __attribute__((noinline)) void
+static __attribute__((noinline)) int
 xor_16x(uint8_t *out, const uint8_t *in, size_t len, const uint32_t key[8],
         const uint32_t counter[4], int pair)
 {
     c5_run run;
     __m512i x[16];
+    int paired = 0;
 
     c5_run_words(&run, key, counter);
     c5_run_pre_x(x, &run);
@@ -87,6 +88,7 @@ xor_16x(uint8_t *out, const uint8_t *in, size_t len, const uint32_t key[8],
             c5_emit16(out, in, x, &run, CHACHA_BLOCKS(16));
             c5_emit16(out + CHACHA_BLOCKS(16), in + CHACHA_BLOCKS(16), y, &run,
                       CHACHA_BLOCKS(16));
+            paired = 1;
         }
         for (; len >= CHACHA_BLOCKS(16); len -= CHACHA_BLOCKS(16), in += CHACHA_BLOCKS(16), out += CHACHA_BLOCKS(16)) {
             c5_rounds16(x, &run);
@@ -98,6 +100,7 @@ xor_16x(uint8_t *out, const uint8_t *in, size_t len, const uint32_t key[8],
         }
     }
     chacha_wipe(&run, sizeof(run));
+    return paired;
 }
 
 /* Block hi (0, 1) of a ymm row set r: lane hi of its four rows. */
@@ -279,8 +282,7 @@ CHACHA_INLINE void xor_any(uint8_t *out, const uint8_t *in, size_t len,
         full = len;
         rest = 0;
     }
-    xor_16x(out, in, full, key, counter, pair);
-    if (pair && full >= CHACHA_BLOCKS(48))
+    if (xor_16x(out, in, full, key, counter, pair))
         chacha_burn_stack(C5_PAIR_FRAME);
     if (rest > 0) {
         memcpy(ctr, counter, sizeof(ctr));

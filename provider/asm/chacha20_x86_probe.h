@@ -22,39 +22,40 @@ static inline uint64_t chacha_x86_tsc(void)
 #define CHACHA_X86_STEP8(i) i "\n\t" i "\n\t" i "\n\t" i "\n\t" \
                             i "\n\t" i "\n\t" i "\n\t" i "\n\t"
 
-/* uint64_t fn(unsigned int n): n (rounded down to 8) dependent insn on xmm0 */
-#define CHACHA_X86_STEP_PROBE(fn, insn) \
+/*
+ * uint64_t fn(unsigned int n): the TSC ticks of n / 8 runs of insns8 (eight
+ * instructions), which clobber the registers named after it.
+ */
+#define CHACHA_X86_PROBE(fn, insns8, ...) \
     static uint64_t fn(unsigned int n) \
     { \
         uint64_t t = chacha_x86_tsc(); \
         for (; n >= 8; n -= 8) \
-            __asm__ volatile(CHACHA_X86_STEP8(insn) ::: "xmm0"); \
+            __asm__ volatile(insns8 ::: __VA_ARGS__); \
         return chacha_x86_tsc() - t; \
     }
 
+/* n (rounded down to 8) dependent insn on xmm0: a step's latency */
+#define CHACHA_X86_STEP_PROBE(fn, insn) \
+    CHACHA_X86_PROBE(fn, CHACHA_X86_STEP8(insn), "xmm0")
+
 /*
- * uint64_t fn(unsigned int n): n (rounded down to 8) of the three-operand
- * op (e.g. "vpaddd") spread over eight independent chains, registers 0-7 of
- * the kind reg (e.g. "zmm"): the TSC ticks of the vector pipes' width for it.
+ * n (rounded down to 8) of the three-operand op (e.g. "vpaddd") spread over
+ * eight independent chains, registers 0-7 of the kind reg (e.g. "zmm"): the
+ * vector pipes' width for it.
  */
 #define CHACHA_X86_WIDTH_OP(op, reg, i) \
     op " %%" reg i ", %%" reg i ", %%" reg i "\n\t"
 #define CHACHA_X86_WIDTH_PROBE(fn, op, reg) \
-    static uint64_t fn(unsigned int n) \
-    { \
-        uint64_t t = chacha_x86_tsc(); \
-        for (; n >= 8; n -= 8) \
-            __asm__ volatile(CHACHA_X86_WIDTH_OP(op, reg, "0") \
-                             CHACHA_X86_WIDTH_OP(op, reg, "1") \
-                             CHACHA_X86_WIDTH_OP(op, reg, "2") \
-                             CHACHA_X86_WIDTH_OP(op, reg, "3") \
-                             CHACHA_X86_WIDTH_OP(op, reg, "4") \
-                             CHACHA_X86_WIDTH_OP(op, reg, "5") \
-                             CHACHA_X86_WIDTH_OP(op, reg, "6") \
-                             CHACHA_X86_WIDTH_OP(op, reg, "7") \
-                             ::: "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", \
-                                 "xmm5", "xmm6", "xmm7"); \
-        return chacha_x86_tsc() - t; \
-    }
+    CHACHA_X86_PROBE(fn, CHACHA_X86_WIDTH_OP(op, reg, "0") \
+                         CHACHA_X86_WIDTH_OP(op, reg, "1") \
+                         CHACHA_X86_WIDTH_OP(op, reg, "2") \
+                         CHACHA_X86_WIDTH_OP(op, reg, "3") \
+                         CHACHA_X86_WIDTH_OP(op, reg, "4") \
+                         CHACHA_X86_WIDTH_OP(op, reg, "5") \
+                         CHACHA_X86_WIDTH_OP(op, reg, "6") \
+                         CHACHA_X86_WIDTH_OP(op, reg, "7"), \
+                     "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", \
+                     "xmm7")
 
 #endif

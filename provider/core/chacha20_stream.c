@@ -14,10 +14,7 @@ void chacha20_stream_set_kernel(chacha20_stream *cs, const chacha20_kernel *k,
 {
     cs->kernel = k;
     cs->scalar_max = (size_t)scalar_blocks * CHACHA_BLOCK_LEN;
-    cs->vector_xor = hybrid == 2 && k->xor_stream_pairs != NULL
-                     ? k->xor_stream_pairs
-                     : hybrid && k->xor_stream_hybrid != NULL
-                     ? k->xor_stream_hybrid : k->xor_stream;
+    cs->vector_xor = chacha20_kernel_entry(k, hybrid);
     cs->make_ahead = scalar_blocks == 0 && k->two_block_rows;
 }
 

@@ -469,7 +469,7 @@ int main(void)
 
     for (i = 0; chacha20_kernels[i] != NULL; i++) {
         const chacha20_kernel *k = chacha20_kernels[i];
-        chacha20_kernel hybrid;
+        chacha20_kernel entry;
         int h;
 
         if (!chacha_caps_ok(k->caps))
@@ -477,12 +477,12 @@ int main(void)
         /* each entry: xor_stream, then the hybrid and paired ones it has */
         for (h = 0; h < 3; h++) {
             if (h > 0) {
-                hybrid = *chacha20_kernels[i];
-                hybrid.xor_stream = h == 1 ? hybrid.xor_stream_hybrid
-                                           : hybrid.xor_stream_pairs;
-                if (hybrid.xor_stream == NULL)
+                /* each entry once: one k lacks falls back to one already run */
+                entry = *chacha20_kernels[i];
+                entry.xor_stream = chacha20_kernel_entry(chacha20_kernels[i], h);
+                if (entry.xor_stream == chacha20_kernel_entry(chacha20_kernels[i], h - 1))
                     continue;
-                k = &hybrid;
+                k = &entry;
             }
             printf("chacha20 %s%s (native)%s\n", k->name,
                    h == 1 ? " hybrid" : h == 2 ? " pairs" : "",
@@ -499,6 +499,7 @@ int main(void)
             }
         }
         /* its HChaCha20 (the portable one where it has none) */
+        k = chacha20_kernels[i];
         if (k->hchacha20 == NULL && k != &chacha20_portable_kernel)
             continue;
         printf("hchacha20 %s (native)%s\n", k->name,

@@ -75,8 +75,8 @@ typedef struct chacha20_kernel_s {
      * chains' latency, not by the vector pipes: the rule (core/shortpath.c)
      * takes it over the hybrid entry, where that is chosen, when the
      * measured vector step latency times width_probe's operations a cycle
-     * is at least CHACHA_PAIRS_MIN_LW. width_probe: the TSC ticks of n vector steps in
-     * eight independent chains.
+     * is at least CHACHA_PAIRS_MIN_LW. width_probe: the TSC ticks of n
+     * vector steps in eight independent chains.
      */
     chacha20_xor_fn *xor_stream_pairs;
     uint64_t (*width_probe)(unsigned int n);
@@ -115,6 +115,20 @@ typedef struct chacha20_kernel_s {
      */
     const struct chacha20_kernel_s *pairs_as;
 } chacha20_kernel;
+
+/*
+ * The entry of k a path rule's hybrid value takes (0 off, 1 the hybrid
+ * entry, 2 the paired passes): what k has of it, down to xor_stream.
+ */
+static inline chacha20_xor_fn *chacha20_kernel_entry(const chacha20_kernel *k,
+                                                     int hybrid)
+{
+    if (hybrid == 2 && k->xor_stream_pairs != NULL)
+        return k->xor_stream_pairs;
+    if (hybrid != 0 && k->xor_stream_hybrid != NULL)
+        return k->xor_stream_hybrid;
+    return k->xor_stream;
+}
 
 /*
  * Poly1305: the kernel owns an opaque state block (room for precomputed
