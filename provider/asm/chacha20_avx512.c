@@ -38,13 +38,14 @@ CHACHA_INLINE void c5_emit_block(uint8_t *dst, const uint8_t *src, __m512i ks,
  * from the pre-round words kept in run (a 1 KiB call: 3% faster than when
  * the first went through memory too).
  *
- * With pair (xor_stream_pairs), the passes after the first go two at a
- * time while 2 KiB remain, their double rounds alternating: eight
- * independent quarter-round chains instead of four. A 16-block pass's
- * rounds are four chains of 20 x 12 dependent steps of L cycles (480 at
- * L = 2) and 20 x 48 zmm operations over W a cycle (240 at W = 4): bound by
- * latency when 12 L > 48 / W, i.e. L W > 4. Zen 5 (L = 2, four 512-bit
- * pipes: W = 4) gains 16 KiB 0.301 -> 0.225 TSC ticks a byte, kernel alone;
+ * With pair (xor_stream_pairs), the passes go two at a time while more than
+ * 1 KiB remains (the second of the last pair may be partial), their double
+ * rounds alternating: eight independent quarter-round chains instead of
+ * four. A 16-block pass's rounds are four chains of 20 x 12 dependent steps
+ * of L cycles (480 at L = 2) and 20 x 48 zmm operations over W a cycle (240
+ * at W = 4): bound by latency when 12 L > 48 / W, i.e. L W > 4. Zen 5
+ * (L = 2, four 512-bit pipes: W = 4) gains 16 KiB 0.301 -> 0.225 TSC ticks
+ * a byte, kernel alone, and a 2 KiB call runs in about the time of 1 KiB;
  * Zen 4 at L = 2 (its 512-bit operations take two 256-bit pipes: W = 2) is
  * balanced, and at L = 1 bound by the pipes, where pairing only adds spills
  * (the rule: core/shortpath.c, CHACHA_PAIRS_MIN_LW in shortpath.h).
@@ -59,45 +60,64 @@ xor_16x(uint8_t *out, const uint8_t *in, size_t len, const uint32_t key[8],
 {
     c5_run run;
     __m512i x[16];
-    int paired = 0;
+    int paired = 0, first = 1;
 
     c5_run_words(&run, key, counter);
     c5_run_pre_x(x, &run);
-    if (len > CHACHA_BLOCKS(16))
+    if (len > CHACHA_BLOCKS(pair ? 32 : 16))
         c5_run_keep_pre(&run, x);
-    x[12] = run.ctr;
-    z512_vrounds_x(x, 1);
-    c5_emit16(out, in, x, &run, len < CHACHA_BLOCKS(16) ? len : CHACHA_BLOCKS(16));
-    if (len > CHACHA_BLOCKS(16)) {
-        len -= CHACHA_BLOCKS(16);
-        in += CHACHA_BLOCKS(16);
-        out += CHACHA_BLOCKS(16);
-        for (; pair && len >= CHACHA_BLOCKS(32); len -= CHACHA_BLOCKS(32), in += CHACHA_BLOCKS(32), out += CHACHA_BLOCKS(32)) {
-            __m512i y[16];
-            int i;
+    for (; pair && len > CHACHA_BLOCKS(16); first = 0) {
+        size_t n = len < CHACHA_BLOCKS(32) ? len : CHACHA_BLOCKS(32);
+        __m512i y[16];
+        int i;
 
+        if (first) {
+#define C5_COPY_X(i) y[i] = x[i];
+            C5_EACH16(C5_COPY_X)
+#undef C5_COPY_X
+            x[12] = run.ctr;
+        } else {
             c5_pass_start(x, &run);
             c5_pass_start(y, &run);
-            y[12] = _mm512_add_epi32(run.ctr, _mm512_set1_epi32(16));
-            z512_vdround_pre(x);
-            z512_vdround_pre(y);
-            for (i = 1; i < 10; i++) {
-                z512_vdround(x);
-                z512_vdround(y);
-            }
-            c5_emit16(out, in, x, &run, CHACHA_BLOCKS(16));
-            c5_emit16(out + CHACHA_BLOCKS(16), in + CHACHA_BLOCKS(16), y, &run,
-                      CHACHA_BLOCKS(16));
-            paired = 1;
         }
-        for (; len >= CHACHA_BLOCKS(16); len -= CHACHA_BLOCKS(16), in += CHACHA_BLOCKS(16), out += CHACHA_BLOCKS(16)) {
-            c5_rounds16(x, &run);
-            c5_emit16(out, in, x, &run, CHACHA_BLOCKS(16));
+        y[12] = _mm512_add_epi32(run.ctr, _mm512_set1_epi32(16));
+        z512_vdround_pre(x);
+        z512_vdround_pre(y);
+        for (i = 1; i < 10; i++) {
+            z512_vdround(x);
+            z512_vdround(y);
         }
-        if (len > 0) {
-            c5_rounds16(x, &run);
-            c5_emit16(out, in, x, &run, len);
+        c5_emit16(out, in, x, &run, CHACHA_BLOCKS(16));
+        if (n == CHACHA_BLOCKS(32))
+            c5_emit16(out + CHACHA_BLOCKS(16), in + CHACHA_BLOCKS(16), y,
+                      &run, CHACHA_BLOCKS(16));
+        else
+            c5_emit16(out + CHACHA_BLOCKS(16), in + CHACHA_BLOCKS(16), y,
+                      &run, n - CHACHA_BLOCKS(16));
+        paired = 1;
+        len -= n;
+        in += n;
+        out += n;
+    }
+    if (first && len > 0) {
+        x[12] = run.ctr;
+        z512_vrounds_x(x, 1);
+        c5_emit16(out, in, x, &run, len < CHACHA_BLOCKS(16) ? len : CHACHA_BLOCKS(16));
+        if (len <= CHACHA_BLOCKS(16))
+            len = 0;
+        else {
+            len -= CHACHA_BLOCKS(16);
+            in += CHACHA_BLOCKS(16);
+            out += CHACHA_BLOCKS(16);
         }
+    }
+    for (; len >= CHACHA_BLOCKS(16); len -= CHACHA_BLOCKS(16), in += CHACHA_BLOCKS(16), out += CHACHA_BLOCKS(16)) {
+        c5_rounds16(x, &run);
+        c5_emit16(out, in, x, &run, CHACHA_BLOCKS(16));
+    }
+    if (len > 0) {
+        c5_rounds16(x, &run);
+        c5_emit16(out, in, x, &run, len);
     }
     chacha_wipe(&run, sizeof(run));
     return paired;
@@ -277,6 +297,14 @@ CHACHA_INLINE void xor_any(uint8_t *out, const uint8_t *in, size_t len,
             rows(out, in, len, key, counter);
         return;
     }
+    if (pair && len > CHACHA_BLOCKS(16)) {
+        /* pairs of passes while more than 1 KiB remains, the last maybe
+           partial: what is left is the remainder */
+        size_t pairs = (len - CHACHA_BLOCKS(16) + CHACHA_BLOCKS(32) - 1) / CHACHA_BLOCKS(32);
+
+        full = pairs * CHACHA_BLOCKS(32) < len ? pairs * CHACHA_BLOCKS(32) : len;
+        rest = len - full;
+    }
     /* a remainder that fits in rows is cheaper there than in a pass */
     if (rest > CHACHA_AVX512_ROWS_MAX) {
         full = len;
@@ -321,7 +349,7 @@ const chacha20_kernel CHACHA_AVX512_SYM(chacha20_avx512_kernel) = {
     /* the tail row sets with plain vprold; timed against xor_stream at load */
     .xor_stream_hybrid = chacha20_xor_avx512_plain,
     .hybrid_race = CHACHA_BLOCK_LEN,
-    /* the same and, from 3 KiB, the 16-block passes in pairs (xor_16x) */
+    /* the same and, above 1 KiB, the 16-block passes in pairs (xor_16x) */
     .xor_stream_pairs = chacha20_xor_avx512_pairs,
     /*
      * AEAD: block 0 takes the text up to 11 blocks (12 in rows), or what of
