@@ -77,23 +77,18 @@ CHACHA_INLINE void c5_emit_block(uint8_t *dst, const uint8_t *src, __m512i ks,
 # define C5A_Q4(r, a0, b0, d0, a1, b1, d1, a2, b2, d2, a3, b3, d3) \
     C5A_STEP(a0, b0, d0, r) C5A_STEP(a1, b1, d1, r) \
     C5A_STEP(a2, b2, d2, r) C5A_STEP(a3, b3, d3, r)
-/* the four steps of a column round (C1..C4) and a diagonal round (D1..D4) */
-# define C5A_C1(o) C5A_Q4(16, o##0, o##4, o##12, o##1, o##5, o##13, \
-                          o##2, o##6, o##14, o##3, o##7, o##15)
-# define C5A_C2(o) C5A_Q4(12, o##8, o##12, o##4, o##9, o##13, o##5, \
-                          o##10, o##14, o##6, o##11, o##15, o##7)
-# define C5A_C3(o) C5A_Q4(8, o##0, o##4, o##12, o##1, o##5, o##13, \
-                          o##2, o##6, o##14, o##3, o##7, o##15)
-# define C5A_C4(o) C5A_Q4(7, o##8, o##12, o##4, o##9, o##13, o##5, \
-                          o##10, o##14, o##6, o##11, o##15, o##7)
-# define C5A_D1(o) C5A_Q4(16, o##0, o##5, o##15, o##1, o##6, o##12, \
-                          o##2, o##7, o##13, o##3, o##4, o##14)
-# define C5A_D2(o) C5A_Q4(12, o##10, o##15, o##5, o##11, o##12, o##6, \
-                          o##8, o##13, o##7, o##9, o##14, o##4)
-# define C5A_D3(o) C5A_Q4(8, o##0, o##5, o##15, o##1, o##6, o##12, \
-                          o##2, o##7, o##13, o##3, o##4, o##14)
-# define C5A_D4(o) C5A_Q4(7, o##10, o##15, o##5, o##11, o##12, o##6, \
-                          o##8, o##13, o##7, o##9, o##14, o##4)
+/*
+ * A round's two kinds of step, for the columns (C) and the diagonals (D):
+ * a += b; d ^= a; d <<<= r (r = 16, 8) and c += d; b ^= c; b <<<= r (12, 7)
+ */
+# define C5A_CAD(r, o) C5A_Q4(r, o##0, o##4, o##12, o##1, o##5, o##13, \
+                              o##2, o##6, o##14, o##3, o##7, o##15)
+# define C5A_CCB(r, o) C5A_Q4(r, o##8, o##12, o##4, o##9, o##13, o##5, \
+                              o##10, o##14, o##6, o##11, o##15, o##7)
+# define C5A_DAD(r, o) C5A_Q4(r, o##0, o##5, o##15, o##1, o##6, o##12, \
+                              o##2, o##7, o##13, o##3, o##4, o##14)
+# define C5A_DCB(r, o) C5A_Q4(r, o##10, o##15, o##5, o##11, o##12, o##6, \
+                              o##8, o##13, o##7, o##9, o##14, o##4)
 /* register numbers: C5X##i is row i of the first pass, C5Y##i of the second */
 # define C5X0 0
 # define C5X1 1
@@ -138,11 +133,14 @@ CHACHA_INLINE void c5_emit_block(uint8_t *dst, const uint8_t *src, __m512i ks,
     C5A_STEP(o##8, o##12, o##4, 7)
 # define C5A_S(n) C5A_S_(n)
 # define C5A_S_(n) #n
+/* the diagonal round of both passes, then a double round of both */
+# define C5A_DIAGONALS2 \
+    C5A_DAD(16, C5X) C5A_DAD(16, C5Y) C5A_DCB(12, C5X) C5A_DCB(12, C5Y) \
+    C5A_DAD(8, C5X) C5A_DAD(8, C5Y) C5A_DCB(7, C5X) C5A_DCB(7, C5Y)
 # define C5A_DROUND2 \
-    C5A_C1(C5X) C5A_C1(C5Y) C5A_C2(C5X) C5A_C2(C5Y) \
-    C5A_C3(C5X) C5A_C3(C5Y) C5A_C4(C5X) C5A_C4(C5Y) \
-    C5A_D1(C5X) C5A_D1(C5Y) C5A_D2(C5X) C5A_D2(C5Y) \
-    C5A_D3(C5X) C5A_D3(C5Y) C5A_D4(C5X) C5A_D4(C5Y)
+    C5A_CAD(16, C5X) C5A_CAD(16, C5Y) C5A_CCB(12, C5X) C5A_CCB(12, C5Y) \
+    C5A_CAD(8, C5X) C5A_CAD(8, C5Y) C5A_CCB(7, C5X) C5A_CCB(7, C5Y) \
+    C5A_DIAGONALS2
 # define C5A_LOAD(p, i, r) "vmovdqa64 " #i "*64(%[" #p "]), %%zmm" C5A_S(r) "\n\t"
 # define C5A_STORE(p, i, r) "vmovdqa64 %%zmm" C5A_S(r) ", " #i "*64(%[" #p "])\n\t"
 # define C5A_EACH(M, p, o) \
@@ -165,8 +163,7 @@ static inline void c5_pair_rounds(__m512i x[16], __m512i y[16])
     __asm__(
         C5A_EACH(C5A_LOAD, x, C5X) C5A_EACH(C5A_LOAD, y, C5Y)
         C5A_PRE_COLUMN(C5X) C5A_PRE_COLUMN(C5Y)
-        C5A_D1(C5X) C5A_D1(C5Y) C5A_D2(C5X) C5A_D2(C5Y)
-        C5A_D3(C5X) C5A_D3(C5Y) C5A_D4(C5X) C5A_D4(C5Y)
+        C5A_DIAGONALS2
         "mov $9, %k[n]\n\t"
         "1:\n\t"
         C5A_DROUND2
