@@ -44,14 +44,13 @@ CHACHA_INLINE void c5_emit_block(uint8_t *dst, const uint8_t *src, __m512i ks,
  * four. A 16-block pass's rounds are four chains of 20 x 12 dependent steps
  * of L cycles (480 at L = 2) and 20 x 48 zmm operations over W a cycle (240
  * at W = 4): bound by latency when 12 L > 48 / W, i.e. L W > 4. Zen 5
- * (L = 2, four 512-bit pipes: W = 4) gains 16 KiB 0.301 -> 0.225 TSC ticks
- * a byte, kernel alone, and a 2 KiB call runs in about the time of 1 KiB;
- * Zen 4 at L = 2 (its 512-bit operations take two 256-bit pipes: W = 2) is
- * balanced, and at L = 1 bound by the pipes, where pairing only adds spills
- * (the rule: core/shortpath.c, CHACHA_PAIRS_MIN_LW in shortpath.h).
- * The 32 state rows fill the 32 zmm registers and GCC spills some,
- * key-derived: it returns 1 when pairs ran, and the caller then burns its
- * frame (C5_PAIR_FRAME).
+ * (L = 2, four 512-bit pipes: W = 4) gains 16 KiB 0.301 -> 0.203 TSC ticks
+ * a byte, kernel alone; Zen 4 at L = 2 (its 512-bit operations take two
+ * 256-bit pipes: W = 2) is balanced, and at L = 1 bound by the pipes, where
+ * pairing gains nothing (the rule: core/shortpath.c, CHACHA_PAIRS_MIN_LW in
+ * shortpath.h, and a race at load). The pair's state goes through its
+ * frame (c5_pair_rounds; from C, GCC spilled it): it returns 1 when pairs
+ * ran, and the caller then burns that frame (C5_PAIR_FRAME).
  */
 #define C5_PAIR_FRAME 3072
 

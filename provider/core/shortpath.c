@@ -38,8 +38,15 @@
 /* a raced hybrid entry must take less than 31/32 of xor_stream's time */
 #define RACE_WIN (31.0 / 32.0)
 #define RACE_MAX 1024
+/* the pairs race: 2 KiB calls (one full pair), pairs entry against hybrid */
+#define PAIRS_RACE_LEN 2048
 #define RUNS 8
 #define CHAIN 1024
+
+/* what measure() takes at load: core cycles or ratios (0: not measured) */
+typedef struct {
+    double step, block, race, width, pairs_race;
+} chacha_probes;
 
 #if defined(__x86_64__)
 static uint64_t tsc(void)
@@ -116,9 +123,10 @@ static uint64_t step_chain(const chacha20_kernel *k)
  * 8 CHAIN independent steps: about as long as step_chain where L W = 8.
  * The width is the core's, not what a busy SMT sibling leaves of it: on a
  * Zen 5 VM whose other vCPU ran vector code, runs of 8 measured W = 4 and
- * W = 2.5 in turn, in windows longer than 8 runs. The best of WIDTH_RUNS
- * (~75 us) finds a quiet one unless the sibling is busy throughout; then
- * the pairs stay off, which is the single passes' speed, not a loss.
+ * W = 2.5 in turn (L W 8 and 5), in windows longer than 8 runs. The best of
+ * WIDTH_RUNS (~75 us) finds a quiet one unless the sibling is busy
+ * throughout; L W then still passes CHACHA_PAIRS_MIN_LW (4), and the race
+ * decides.
  */
 #define WIDTH_RUNS 128
 static uint64_t width_run(const chacha20_kernel *k)
@@ -126,16 +134,16 @@ static uint64_t width_run(const chacha20_kernel *k)
     return k->width_probe(8 * CHAIN);
 }
 
-/* 4 dependent calls of hybrid_race bytes through one entry of k */
-static uint64_t entry_chain(const chacha20_kernel *k, chacha20_xor_fn *f)
+/* 4 dependent calls of len bytes through entry f of k */
+static uint64_t entry_chain(chacha20_xor_fn *f, size_t len)
 {
     uint32_t key[8] = { 0 }, ctr[4] = { 0 };
-    uint8_t buf[RACE_MAX] = { 0 };
+    uint8_t buf[PAIRS_RACE_LEN] = { 0 };
     uint64_t t = tsc();
     int i;
 
     for (i = 0; i < 4; i++) {
-        f(buf, buf, k->hybrid_race, key, ctr);
+        f(buf, buf, len, key, ctr);
         key[0] = chacha_load_le32(buf);
     }
     return tsc() - t;
@@ -143,31 +151,42 @@ static uint64_t entry_chain(const chacha20_kernel *k, chacha20_xor_fn *f)
 
 static uint64_t plain_chain(const chacha20_kernel *k)
 {
-    return entry_chain(k, k->xor_stream);
+    return entry_chain(k->xor_stream, k->hybrid_race);
 }
 
 static uint64_t hybrid_chain(const chacha20_kernel *k)
 {
-    return entry_chain(k, k->xor_stream_hybrid);
+    return entry_chain(k->xor_stream_hybrid, k->hybrid_race);
+}
+
+static uint64_t hybrid_pass_chain(const chacha20_kernel *k)
+{
+    return entry_chain(k->xor_stream_hybrid, PAIRS_RACE_LEN);
+}
+
+static uint64_t pairs_chain(const chacha20_kernel *k)
+{
+    return entry_chain(k->xor_stream_pairs, PAIRS_RACE_LEN);
 }
 
 /*
  * Measure L and Cs (cycles) and, for a kernel that races its entries, the
- * hybrid entry's time over xor_stream's (else 0); 0 if implausible.
+ * hybrid entry's time over xor_stream's, the vector width and, where the
+ * width says a pass is bound by its chains, the pairs' race (0: not
+ * measured); returns 0 if L or Cs is implausible.
  */
-static int measure(const chacha20_kernel *k, double *step, double *block,
-                   double *race, double *width)
+static int measure(const chacha20_kernel *k, chacha_probes *p)
 {
     double tsc_cost = (double)min_of(nothing, k);
     double add = ((double)min_of(add_chain, k) - tsc_cost) / CHAIN;
     double plain, step_ticks;
 
+    memset(p, 0, sizeof(*p));
     if (add <= 0)
         return 0;
     step_ticks = ((double)min_of(step_chain, k) - tsc_cost) / CHAIN;
-    *step = step_ticks / add;
-    *block = ((double)min_of(scalar_chain, k) - tsc_cost) / 4 / add;
-    *race = *width = 0;
+    p->step = step_ticks / add;
+    p->block = ((double)min_of(scalar_chain, k) - tsc_cost) / 4 / add;
     if (k->width_probe != NULL) {
         /*
          * L W is the ratio of a step's latency to its issue interval, both
@@ -178,30 +197,35 @@ static int measure(const chacha20_kernel *k, double *step, double *block,
                    / (8 * CHAIN);
 
         /* an implausible width turns only the pairs off, not the model */
-        *width = t > 0 && step_ticks > 0 ? step_ticks / t / *step : 0;
-        if (*width < 0.25 || *width > 16)
-            *width = 0;
+        p->width = t > 0 && step_ticks > 0 ? step_ticks / t / p->step : 0;
+        if (p->width < 0.25 || p->width > 16)
+            p->width = 0;
+    }
+    if (k->xor_stream_pairs != NULL && k->xor_stream_hybrid != NULL
+        && p->step * p->width > CHACHA_PAIRS_MIN_LW) {
+        double single = (double)min_of(hybrid_pass_chain, k) - tsc_cost;
+
+        p->pairs_race = single > 0
+                        ? ((double)min_of(pairs_chain, k) - tsc_cost) / single : 0;
+        if (p->pairs_race < 0.25 || p->pairs_race > 4)
+            p->pairs_race = 0;
     }
     if (k->hybrid_race != 0 && k->xor_stream_hybrid != NULL
         && k->hybrid_race <= RACE_MAX) {
         plain = (double)min_of(plain_chain, k) - tsc_cost;
         if (plain <= 0)
             return 0;
-        *race = ((double)min_of(hybrid_chain, k) - tsc_cost) / plain;
-        if (*race < 0.25 || *race > 4)
+        p->race = ((double)min_of(hybrid_chain, k) - tsc_cost) / plain;
+        if (p->race < 0.25 || p->race > 4)
             return 0;
     }
-    return *step >= 0.5 && *step <= 8 && *block >= 100 && *block <= 2000;
+    return p->step >= 0.5 && p->step <= 8 && p->block >= 100 && p->block <= 2000;
 }
 #else
-static int measure(const chacha20_kernel *k, double *step, double *block,
-                   double *race, double *width)
+static int measure(const chacha20_kernel *k, chacha_probes *p)
 {
     (void)k;
-    (void)step;
-    (void)block;
-    (void)race;
-    (void)width;
+    memset(p, 0, sizeof(*p));
     return 0;
 }
 #endif
@@ -215,11 +239,9 @@ static int measure(const chacha20_kernel *k, double *step, double *block,
  */
 #define MEASURED_SLOTS 8
 static _Atomic int measured_state[MEASURED_SLOTS];
-static double measured_step[MEASURED_SLOTS], measured_block[MEASURED_SLOTS];
-static double measured_race[MEASURED_SLOTS], measured_width[MEASURED_SLOTS];
+static chacha_probes measured_probes[MEASURED_SLOTS];
 
-static int measure_once(const chacha20_kernel *k, double *step, double *block,
-                        double *race, double *width)
+static int measure_once(const chacha20_kernel *k, chacha_probes *p)
 {
     int i, st, ok;
 
@@ -227,22 +249,16 @@ static int measure_once(const chacha20_kernel *k, double *step, double *block,
         if (chacha20_kernels[i] == k)
             break;
     if (i == MEASURED_SLOTS || chacha20_kernels[i] == NULL)
-        return measure(k, step, block, race, width);
+        return measure(k, p);
     st = atomic_load(&measured_state[i]);
     if (st >= 2) {
-        *step = measured_step[i];
-        *block = measured_block[i];
-        *race = measured_race[i];
-        *width = measured_width[i];
+        *p = measured_probes[i];
         return st == 2;
     }
-    ok = measure(k, step, block, race, width);
+    ok = measure(k, p);
     st = 0;
     if (atomic_compare_exchange_strong(&measured_state[i], &st, 1)) {
-        measured_step[i] = *step;
-        measured_block[i] = *block;
-        measured_race[i] = *race;
-        measured_width[i] = *width;
+        measured_probes[i] = *p;
         atomic_store(&measured_state[i], ok ? 2 : 3);
     }
     return ok;
@@ -257,6 +273,7 @@ int chacha_short_rule_choose(const chacha20_kernel *k, const char *blocks,
                              const char *hybrid, chacha_short_rule *r)
 {
     int measured, ok = 1;
+    chacha_probes p;
 
     memset(r, 0, sizeof(*r));
     r->source = r->hybrid_source = "none";
@@ -264,9 +281,13 @@ int chacha_short_rule_choose(const chacha20_kernel *k, const char *blocks,
         /* never probe a kernel this CPU lacks (its probe's instructions
            would fault): the static rule then */
         measured = k->step_probe != NULL && chacha_caps_ok(k->caps)
-                   && measure_once(k, &r->step_cycles, &r->scalar_block_cycles,
-                                   &r->race_ratio, &r->width);
+                   && measure_once(k, &p);
         if (measured) {
+            r->step_cycles = p.step;
+            r->scalar_block_cycles = p.block;
+            r->race_ratio = p.race;
+            r->width = p.width;
+            r->pairs_race = p.pairs_race;
             r->vector_block_cycles = 20.0 * k->row_steps * r->step_cycles;
             while (r->scalar_blocks < CHACHA_SCALAR_BLOCKS_MAX
                    && (r->scalar_blocks + 1) * r->scalar_block_cycles
@@ -274,8 +295,6 @@ int chacha_short_rule_choose(const chacha20_kernel *k, const char *blocks,
                 r->scalar_blocks++;
             r->source = "model";
         } else {
-            r->step_cycles = r->scalar_block_cycles = r->race_ratio = 0;
-            r->width = 0;
             r->scalar_blocks = STATIC_BLOCKS;
             r->source = "static";
         }
@@ -286,9 +305,13 @@ int chacha_short_rule_choose(const chacha20_kernel *k, const char *blocks,
             r->hybrid = measured && r->step_cycles >= HYBRID_MIN_STEP;
             r->hybrid_source = r->source;
         }
-        /* the paired passes, where one pass is bound by its chains */
+        /*
+         * the paired passes, where one pass is bound by its chains (the
+         * model) and the pairs won their race
+         */
         if (r->hybrid && k->xor_stream_pairs != NULL && measured
-            && r->step_cycles * r->width >= CHACHA_PAIRS_MIN_LW)
+            && r->step_cycles * r->width > CHACHA_PAIRS_MIN_LW
+            && r->pairs_race > 0 && r->pairs_race < CHACHA_PAIRS_WIN)
             r->hybrid = 2;
     }
     if (forced(blocks)) {
@@ -334,8 +357,12 @@ void chacha_short_rule_describe(const chacha_short_rule *r, char *buf,
         n += snprintf(buf + n, len - (size_t)n, "; race: hybrid entry %.2fx the"
                       " time", r->race_ratio);
     if (r->width > 0 && n > 0 && (size_t)n < len)
-        snprintf(buf + n, len - (size_t)n, "; pairs: step x width %.1f"
-                 " (from %.0f)", r->step_cycles * r->width, CHACHA_PAIRS_MIN_LW);
+        n += snprintf(buf + n, len - (size_t)n, "; pairs: step x width %.1f"
+                      " (race above %.0f)", r->step_cycles * r->width,
+                      CHACHA_PAIRS_MIN_LW);
+    if (r->pairs_race > 0 && n > 0 && (size_t)n < len)
+        snprintf(buf + n, len - (size_t)n, ", pairs %.2fx the time at %d B",
+                 r->pairs_race, PAIRS_RACE_LEN);
 }
 
 const char *chacha_hybrid_name(int hybrid)

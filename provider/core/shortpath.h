@@ -14,8 +14,13 @@
 #include "kernel.h"
 
 #define CHACHA_SCALAR_BLOCKS_MAX 4
-/* hybrid = 2 (pairs) when step latency x width >= this (see shortpath.c) */
-#define CHACHA_PAIRS_MIN_LW 6.0
+/*
+ * hybrid = 2 (pairs) when step latency x width is above this (a pass bound
+ * by its chains) and the pairs win a race at load (see shortpath.c)
+ */
+#define CHACHA_PAIRS_MIN_LW 4.0
+/* ... taking less than this of the hybrid entry's time on 2 KiB calls */
+#define CHACHA_PAIRS_WIN (15.0 / 16.0)
 
 typedef struct {
     unsigned int scalar_blocks;    /* 0..CHACHA_SCALAR_BLOCKS_MAX */
@@ -31,6 +36,8 @@ typedef struct {
                                       hybrid_race bytes (0: not raced) */
     double width;                  /* vector steps a cycle, eight independent
                                       chains (0: not measured) */
+    double pairs_race;             /* pairs entry's time / hybrid entry's at
+                                      2 KiB (0: not raced) */
 } chacha_short_rule;
 
 /*

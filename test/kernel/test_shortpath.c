@@ -474,15 +474,25 @@ static void rule_suite(void)
             check(strcmp(r.hybrid_source, "model") == 0 && r.race_ratio == 0
                   && (r.hybrid != 0) == (r.step_cycles >= 1.5), k->name, r.scalar_blocks,
                   "hybrid entry chosen by the model", 0);
-        /* the paired passes: on the hybrid choice, where L W reaches the bound */
+        /*
+         * the paired passes: on the hybrid choice, where L W says a pass is
+         * bound by its chains and the pairs won their race at load; the race
+         * runs only there
+         */
         check(r.hybrid != 2
               || (k->xor_stream_pairs != NULL && strcmp(r.source, "model") == 0
-                  && r.step_cycles * r.width >= CHACHA_PAIRS_MIN_LW),
-              k->name, r.scalar_blocks, "paired passes only by the model's L W", 0);
+                  && r.step_cycles * r.width > CHACHA_PAIRS_MIN_LW
+                  && r.pairs_race > 0 && r.pairs_race < CHACHA_PAIRS_WIN),
+              k->name, r.scalar_blocks, "paired passes only by the model's L W and the race", 0);
+        check(r.pairs_race == 0
+              || (k->xor_stream_pairs != NULL && r.step_cycles * r.width > CHACHA_PAIRS_MIN_LW
+                  && r.pairs_race >= 0.25 && r.pairs_race <= 4),
+              k->name, r.scalar_blocks, "the pairs raced only where L W says a pass is chain-bound", 0);
         if (r.hybrid != 0 && k->xor_stream_pairs != NULL && strcmp(r.source, "model") == 0)
-            check((r.hybrid == 2) == (r.step_cycles * r.width >= CHACHA_PAIRS_MIN_LW)
+            check((r.hybrid == 2) == (r.step_cycles * r.width > CHACHA_PAIRS_MIN_LW
+                                      && r.pairs_race > 0 && r.pairs_race < CHACHA_PAIRS_WIN)
                   && r.width > 0, k->name, r.scalar_blocks,
-                  "paired passes where L W reaches CHACHA_PAIRS_MIN_LW", 0);
+                  "paired passes where L W passes CHACHA_PAIRS_MIN_LW and the pairs win", 0);
         chacha_short_rule_describe(&r, desc, sizeof(desc));
         printf("rule: kernel %s, auto: %s\n", k->name, desc);
     }

@@ -75,8 +75,9 @@ typedef struct chacha20_kernel_s {
      * chains' latency, not by the vector pipes: the rule (core/shortpath.c)
      * takes it over the hybrid entry, where that is chosen, when the
      * measured vector step latency times width_probe's operations a cycle
-     * is at least CHACHA_PAIRS_MIN_LW. width_probe: the TSC ticks of n
-     * vector steps in eight independent chains.
+     * is above CHACHA_PAIRS_MIN_LW and it wins a race against the hybrid
+     * entry at load. width_probe: the TSC ticks of n vector steps in eight
+     * independent chains.
      */
     chacha20_xor_fn *xor_stream_pairs;
     uint64_t (*width_probe)(unsigned int n);
