@@ -188,10 +188,15 @@ if [ -n "${LIST_KERNELS:-}" ] && ${EMULATOR:-} "$LIST_KERNELS" chacha20 | grep -
     if ${EMULATOR:-} "$LIST_KERNELS" poly1305 | grep -qx ifma; then
         sed -e 's/^# impl = auto.*/impl = avx512/' -e 's/^# poly1305_impl = auto.*/poly1305_impl = ifma/' \
             "$srcdir/chacha-provider.cnf" >"$tmp/zmm.cnf"
-        $unpinned OPENSSL_CONF="$tmp/zmm.cnf" CHACHA_PROVIDER_DEBUG=1 \
+        $unpinned OPENSSL_CONF="$tmp/zmm.cnf" CHACHA_PROVIDER_HYBRID=on CHACHA_PROVIDER_DEBUG=1 \
             $OPENSSL list -providers >"$tmp/o" 2>&1
         check "config impl = avx512, poly1305_impl = ifma: read back, fused" \
             grep -q "chacha20=avx512 poly1305=ifma aead=avx512-fused" "$tmp/o"
+        # the paired passes take the pipes the fused pass's MAC fills
+        $unpinned OPENSSL_CONF="$tmp/zmm.cnf" CHACHA_PROVIDER_HYBRID=pairs CHACHA_PROVIDER_DEBUG=1 \
+            $OPENSSL list -providers >"$tmp/o" 2>&1
+        check "the same with hybrid = pairs: the AEAD in two steps" \
+            grep -q "chacha20=avx512 poly1305=ifma aead=two-step" "$tmp/o"
     fi
 fi
 
@@ -221,10 +226,15 @@ if [ -n "${LIST_KERNELS:-}" ]; then
                 test "$(${EMULATOR:-} "$LIST_KERNELS" midr-aead "${m%%:*}")" = "${m#*:}"
         done
     fi
-    # the module loads with the registry's auto choice on this CPU
+    # the module loads with the registry's auto choice on this CPU (hybrid
+    # on: with pairs, the AEAD runs in two steps, checked above)
     auto=$(${EMULATOR:-} "$LIST_KERNELS" auto)
-    $unpinned CHACHA_PROVIDER_DEBUG=1 $OPENSSL list -providers $ours >"$tmp/o" 2>&1
+    $unpinned CHACHA_PROVIDER_HYBRID=on CHACHA_PROVIDER_DEBUG=1 $OPENSSL list -providers $ours >"$tmp/o" 2>&1
     check "auto: the module picks what the registry does ($auto)" grep -qF "($auto)" "$tmp/o"
+    $unpinned CHACHA_PROVIDER_DEBUG=1 $OPENSSL list -providers $ours >"$tmp/o" 2>&1
+    check "auto: the AEAD in two steps where the rule runs pairs, else as the registry picks" \
+        sh -c "if grep -q 'hybrid=pairs' '$tmp/o'; then grep -q 'aead=two-step' '$tmp/o';
+               else grep -qF '($auto)' '$tmp/o'; fi"
     if ${EMULATOR:-} "$LIST_KERNELS" chacha20 | grep -qx neon_wide; then
         $unpinned CHACHA_PROVIDER_IMPL=neon_wide CHACHA_PROVIDER_POLY1305_IMPL=neon \
             CHACHA_PROVIDER_DEBUG=1 $OPENSSL list -providers $ours >"$tmp/o" 2>&1
