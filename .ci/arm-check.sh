@@ -18,6 +18,7 @@
 set -u
 arch=$1
 top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/test/lib/lib.sh"     # failed_logs
 build=$top/_ci/$arch
 S=/opt/armhf-openssl
 case $arch in
@@ -141,9 +142,7 @@ for run in "$@"; do
         grep -H -E '(# kernel:|: [0-9]+ passed, [0-9]+ failed|^[0-9]+ passed, [0-9]+ failed)' "$f" |
             sed "s|^test/|  $arch/$impl/$cpu: |"
     done
-    for f in test/*/*.trs; do
-        grep -q -E '^:test-result: (FAIL|ERROR)' "$f" && { echo "--- ${f%.trs}.log"; tail -40 "${f%.trs}.log"; }
-    done
+    failed_logs 40 test/*/*.log
 done
 
 # UBSan under emulation (aarch64): every undefined behaviour aborts the test

@@ -27,16 +27,6 @@ step() { # step NAME CMD...: one pass/fail
     echo "=== $name"
     if "$@"; then ok "$name"; else bad "$name"; fi
 }
-# failed_logs LINES LOG...: each test log whose .trs says FAIL or ERROR,
-# named, then its last LINES lines (a job's failed tests, after make check)
-failed_logs() {
-    _lines=$1; shift
-    for _f in "$@"; do
-        grep -q -E '^:test-result: (FAIL|ERROR)' "${_f%.log}.trs" 2>/dev/null &&
-            { echo "--- $_f"; tail -n "$_lines" "$_f"; }
-    done
-    return 0
-}
 
 if [ ! -x "$top/configure" ] || [ "$top/configure.ac" -nt "$top/configure" ] \
    || [ "$top/Makefile.am" -nt "$top/Makefile.in" ]; then

@@ -29,3 +29,13 @@ check() {
         bad "$_label"; sed 's/^/#   /' "$tmp/check.out" | head -n 40
     fi
 }
+# failed_logs LINES LOG...: each test log whose .trs says FAIL or ERROR,
+# named, then its last LINES lines (a job's failed tests, after make check)
+failed_logs() {
+    _lines=$1; shift
+    for _f in "$@"; do
+        grep -q -E '^:test-result: (FAIL|ERROR)' "${_f%.log}.trs" 2>/dev/null &&
+            { echo "--- $_f"; tail -n "$_lines" "$_f"; }
+    done
+    return 0
+}
