@@ -20,7 +20,7 @@
 #include "kernel.h"
 #include "util.h"
 #include "poly1305_r64.h"
-#include "chacha20_poly1305_neon.h"     /* stitched_mac, MAC_BLOCK */
+#include "chacha20_poly1305_neon.h"     /* stitched_mac */
 
 #if !defined(__aarch64__) || defined(__ARM_BIG_ENDIAN)
 # error "poly1305_neon.c is for little-endian AArch64"
@@ -385,18 +385,18 @@ DEFINE_VECTOR_BLOCKS(vector_blocks_g, LOAD_PAIR_G, X_ROWS_G)
  * neon_split's vector steps, with SPLIT_K scalar blocks each: the whole loop
  * in one asm statement. Built by GCC 12 from the intrinsics above with the
  * MAC blocks as asm between them, the step spilled four of the twelve table
- * registers and moved the scalar state between registers (llvm-mca 19,
- * Neoverse N1: 0.77 cycles a byte, its vector pipe V0 busy 131 of 136
- * cycles a step, 100 of them the multiplies that only V0 takes). Here the
- * registers are fixed and the limbs of two blocks share a register, low
- * and high half (umlal takes the low one, umlal2 the high one): one uzp1,
- * shrn2 or bic cuts or masks two limbs, 35 vector operations a step fewer
- * than LOAD_PAIR_V, CARRY and ADD5, which would otherwise share V0 with
- * the multiplies. The rows, their order, the carries and the limb bounds
- * are those of DEFINE_VECTOR_BLOCKS (STEP8_PQ, STEP8_RX with X_ROWS_V,
- * CARRY, ADD5), as is the scalar block (POLY1305_R64_A64_STEP). Whole
- * scalar blocks at three points of the step schedule as well as ones
- * spread instruction by instruction (the model).
+ * registers and moved the scalar state between registers; llvm-mca 19,
+ * Neoverse N1: 136 cycles a step (0.77 a byte), its vector pipe V0 busy 131
+ * of them, 100 with the multiplies that only V0 takes, the rest operations
+ * either vector pipe could have run. Here the registers are fixed and the
+ * limbs of two blocks share a register, low and high half (umlal takes
+ * the low one, umlal2 the high one): one uzp1, shrn2 or bic cuts or masks
+ * two limbs, 163 vector operations a step against 184; N1 111 cycles a
+ * step (0.63 a byte), V0 busy 111. The rows, their order, the carries and
+ * the limb bounds are those of DEFINE_VECTOR_BLOCKS (STEP8_PQ, STEP8_RX
+ * with X_ROWS_V, CARRY, ADD5), the scalar block POLY1305_R64_A64_STEP.
+ * Whole scalar blocks at three points of the step model as well as blocks
+ * spread an instruction at a time (0.63 a byte on N1 either way).
  *
  * Registers: sums d0-d4 in v0-v4; blocks P, Q, R, S of a step cut from
  * ld2 pairs (v5, v6), (v7, v8), (v9, v10), (v5, v6) into limbs 0 and 2
@@ -626,10 +626,11 @@ static void need_rpow(poly1305_neon_st *p, uint32_t n)
  * joined as h = h_A r^ns + h_S, r^ns the product of the kept r^(2^j) of
  * ns's bits (ns public: the branches depend only on the length); the rest
  * (under 8 + SPLIT_K blocks) in the scalar loop. llvm-mca 19, 16 KiB, a
- * step of 8 + 3 blocks against neon's 8, cycles a byte (cortex-a57 / -a53
- * / neoverse-n1 / -v1 / -v2 / -n2): 0.78 / 2.11 / 0.77 / 0.39 / 0.30 /
- * 0.69 against 0.84 / 1.98 / 0.85 / 0.51 / 0.43 / 0.81; worse on the
- * in-order A53, so auto takes it on the Neoverse cores only (ARM_WIDE).
+ * step of 8 + 3 blocks (split_vector_blocks) against neon's 8, cycles a
+ * byte (cortex-a57 / -a53 / neoverse-n1 / -v1 / -v2 / -n2): 0.66 / 2.49 /
+ * 0.63 / 0.38 / 0.29 / 0.58 against 0.84 / 1.98 / 0.85 / 0.51 / 0.43 /
+ * 0.81; worse on the in-order A53, so auto takes it on the Neoverse cores
+ * only (ARM_WIDE).
  */
 static __attribute__((noinline)) void split_blocks(poly1305_neon_st *p,
                                                    const uint8_t *in, size_t len)
