@@ -138,8 +138,8 @@ const chacha20_poly1305_kernel chacha20_poly1305_neon_wide_kernel = {
  * ARM_WIDE_MAC). There the whole MAC stitched (neon_wide-fused) is bound by
  * the one multi-cycle integer pipe, and the two steps (neon_wide, then the
  * NEON Poly1305) leave the integer pipes idle during the MAC. llvm-mca 19,
- * 16 KiB, sealing, cycles a byte, the rest by neon_split: N1 2.62 (the two
- * steps 2.84, OpenSSL's 3.21); V1 1.54, V2 1.46, N2 2.51, where the
+ * 16 KiB, sealing, cycles a byte, the rest by neon_split: N1 2.52 (the two
+ * steps 2.84, OpenSSL's 3.21); V1 1.53, V2 1.45, N2 2.43, where the
  * kernels above are faster.
  * From 1025 bytes, as the others.
  */

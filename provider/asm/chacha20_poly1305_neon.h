@@ -38,13 +38,6 @@ typedef struct {
                 : __VA_ARGS__); \
     } while (0)
 #define MAC_BLOCK(m) MAC_ASM(m, , "cc", "memory")
-/*
- * The same for a loop that writes no memory (neon_split's Poly1305 steps):
- * the block read named as an operand instead of a memory clobber, so that
- * the compiler keeps what it holds in registers across it.
- */
-#define MAC_READ(m) , "m"(*(const uint8_t (*)[16])(const void *)(m)->in)
-#define MAC_BLOCK_RO(m) MAC_ASM(m, MAC_READ(m), "cc")
 #define MAC_ROUND(m) do { if (m) MAC_BLOCK(m); } while (0)
 
 /*

@@ -20,7 +20,7 @@
 #include "kernel.h"
 #include "util.h"
 #include "poly1305_r64.h"
-#include "chacha20_poly1305_neon.h"     /* stitched_mac, MAC_BLOCK */
+#include "chacha20_poly1305_neon.h"     /* stitched_mac */
 
 #if !defined(__aarch64__) || defined(__ARM_BIG_ENDIAN)
 # error "poly1305_neon.c is for little-endian AArch64"
@@ -65,6 +65,11 @@ typedef struct {
      */
     uint32_t r4[12], r2[12], r6[12], r8[12];
     uint32_t fin[9][2];
+    /*
+     * neon_split's register image of the four tables (split_vector_blocks):
+     * elements 0-7 of r^2, r^4, r^6, r^8 in turn, then element 8 of each
+     */
+    uint32_t split_tab[36];
     /*
      * neon_split: r^(2^j) as table elements (0-4 limbs, 5-8 five times
      * limbs 1-4), j < n_rpow, computed as a run needs them
@@ -119,6 +124,14 @@ static void compute_powers(poly1305_neon_st *p)
         p->fin[i][0] = e2[i];
         p->fin[i][1] = e1[i];
     }
+    memcpy(p->split_tab, p->r2, 32);
+    memcpy(p->split_tab + 8, p->r4, 32);
+    memcpy(p->split_tab + 16, p->r6, 32);
+    memcpy(p->split_tab + 24, p->r8, 32);
+    p->split_tab[32] = p->r2[8];
+    p->split_tab[33] = p->r4[8];
+    p->split_tab[34] = p->r6[8];
+    p->split_tab[35] = p->r8[8];
     chacha_wipe(h, sizeof(h));
     chacha_wipe(e1, sizeof(e1));
     chacha_wipe(e2, sizeof(e2));
@@ -286,10 +299,9 @@ static void compute_powers(poly1305_neon_st *p)
  * vector registers, _G in general ones) and their orders of X's rows. Out
  * of line, so that short input pays none of its frame (callee-saved d8-d15).
  */
-#define DEFINE_VECTOR_BLOCKS(name, LOAD_PAIR, X_ROWS, COMPANION) \
+#define DEFINE_VECTOR_BLOCKS(name, LOAD_PAIR, X_ROWS) \
 static __attribute__((noinline)) void name(poly1305_neon_st *p, const uint8_t *in, \
-                                           size_t len, uint32_t padbit, \
-                                           stitched_mac *c) \
+                                           size_t len, uint32_t padbit) \
 { \
     const uint32x2_t mask = vdup_n_u32(M26), hib = vdup_n_u32(padbit << 24); \
     const uint64_t hib2 = (uint64_t)padbit << 24 | (uint64_t)padbit << 56; \
@@ -300,11 +312,8 @@ static __attribute__((noinline)) void name(poly1305_neon_st *p, const uint8_t *i
     uint32_t l[5]; \
     uint64_t t[5]; \
     size_t nb = len / 16, ng = (nb - 2) / 4; \
-    stitched_mac cl = { 0, 0, 0, 0, 0, 0, NULL };  /* c's, in registers */ \
     int i; \
  \
-    if (c != NULL) \
-        cl = *c; \
     (void)mask; \
     (void)hib; \
     (void)hib2; \
@@ -329,12 +338,9 @@ static __attribute__((noinline)) void name(poly1305_neon_st *p, const uint8_t *i
     for (; ng >= 2; ng -= 2) { \
         LOAD_PAIR(q, in);                       /* P */ \
         LOAD_PAIR(w, in + 32);                  /* Q */ \
-        COMPANION(&cl); \
         STEP8_PQ();                             /* P r^6 + Q r^4 */ \
-        COMPANION(&cl); \
         LOAD_PAIR(q, in + 64);                  /* R */ \
         STEP8_RX(X_ROWS);                       /* + R r^2 + X r^8 */ \
-        COMPANION(&cl); \
         LOAD_PAIR(q, in + 96);                  /* S */ \
         CARRY(x, d); \
         ADD5(x, q); \
@@ -356,12 +362,6 @@ static __attribute__((noinline)) void name(poly1305_neon_st *p, const uint8_t *i
     t[3] = vaddvq_u64(d3); \
     t[4] = vaddvq_u64(d4); \
     poly1305_r64_from_26(&p->sc, t); \
-    if (c != NULL) {        /* field by field: cl's address never taken */ \
-        c->h0 = cl.h0; \
-        c->h1 = cl.h1; \
-        c->h2 = cl.h2; \
-        c->in = cl.in; \
-    } \
     chacha_wipe(l, sizeof(l)); \
     chacha_wipe(t, sizeof(t)); \
     poly1305_r64_blocks(&p->sc, in, (nb - 2) % 4, padbit); \
@@ -378,11 +378,193 @@ static __attribute__((noinline)) void name(poly1305_neon_st *p, const uint8_t *i
  * V2's model, whose multiply-accumulates forward their sum (one cycle an
  * accumulate, four on V1's, N1's and N2's), turns that into fewer cycles.
  */
-#define NO_COMPANION(c) (void)(c)
-DEFINE_VECTOR_BLOCKS(vector_blocks_v, LOAD_PAIR_V, X_ROWS_V, NO_COMPANION)
-DEFINE_VECTOR_BLOCKS(vector_blocks_g, LOAD_PAIR_G, X_ROWS_G, NO_COMPANION)
-/* with SPLIT_K (three) scalar blocks of c a step, on the integer pipes */
-DEFINE_VECTOR_BLOCKS(vector_blocks_s, LOAD_PAIR_V, X_ROWS_V, MAC_BLOCK_RO)
+DEFINE_VECTOR_BLOCKS(vector_blocks_v, LOAD_PAIR_V, X_ROWS_V)
+DEFINE_VECTOR_BLOCKS(vector_blocks_g, LOAD_PAIR_G, X_ROWS_G)
+
+/*
+ * neon_split's vector steps, with SPLIT_K scalar blocks each: the whole loop
+ * in one asm statement. Built by GCC 12 from the intrinsics above with the
+ * MAC blocks as asm between them, the step spilled four of the twelve table
+ * registers and moved the scalar state between registers; llvm-mca 19,
+ * Neoverse N1: 136 cycles a step (0.77 a byte), its vector pipe V0 busy 131
+ * of them, 100 with the multiplies that only V0 takes, the rest operations
+ * either vector pipe could have run. Here the registers are fixed and the
+ * limbs of two blocks share a register, low and high half (umlal takes
+ * the low one, umlal2 the high one): one uzp1, shrn2 or bic cuts or masks
+ * two limbs, 163 vector operations a step against 184; N1 111 cycles a
+ * step (0.63 a byte), V0 busy 111. The rows, their order, the carries and
+ * the limb bounds are those of DEFINE_VECTOR_BLOCKS (STEP8_PQ, STEP8_RX
+ * with X_ROWS_V, CARRY, ADD5), the scalar block POLY1305_R64_A64_STEP.
+ * Whole scalar blocks at three points of the step model as well as blocks
+ * spread an instruction at a time (0.63 a byte on N1 either way).
+ *
+ * Registers: sums d0-d4 in v0-v4; blocks P, Q, R, S of a step cut from
+ * ld2 pairs (v5, v6), (v7, v8), (v9, v10), (v5, v6) into limbs 0 and 2
+ * (v5, v7, v9, v5), 1 and 3 (v11, v12, v13, v11) and 4 (P, Q in v14;
+ * S, R in v15); v16, v17 scratch; the mask 2^26 - 1 of 64-bit lanes in
+ * v22; the tables in v23-v31 (split_tab): elements 0-3 and 4-7 of r^2 in
+ * v23, v24, r^4 in v25, v26, r^6 in v27, v28, r^8 in v29, v30, and
+ * element 8 of each in v31.s[0..3]; X in the operands x02, x13, x4.
+ */
+#define SV_E0(lo, hi, k) lo ".s[0]"
+#define SV_E1(lo, hi, k) lo ".s[1]"
+#define SV_E2(lo, hi, k) lo ".s[2]"
+#define SV_E3(lo, hi, k) lo ".s[3]"
+#define SV_E4(lo, hi, k) hi ".s[0]"
+#define SV_E5(lo, hi, k) hi ".s[1]"
+#define SV_E6(lo, hi, k) hi ".s[2]"
+#define SV_E7(lo, hi, k) hi ".s[3]"
+#define SV_E8(lo, hi, k) "v31.s[" k "]"
+#define SV_R2 "v23", "v24", "0"
+#define SV_R4 "v25", "v26", "1"
+#define SV_R6 "v27", "v28", "2"
+#define SV_R8 "v29", "v30", "3"
+#define SV_CALL(m, args) m args
+#define SV_EL(T, e) SV_CALL(SV_E##e, (SV_##T))
+/* d_k += limb i (src: a register's low .2s with umull/umlal, high .4s with umlal2) E(k - i) */
+#define SV_ROW(op, src, T, e0, e1, e2, e3, e4) \
+    op " v0.2d, " src ", " SV_EL(T, e0) "\n\t" \
+    op " v1.2d, " src ", " SV_EL(T, e1) "\n\t" \
+    op " v2.2d, " src ", " SV_EL(T, e2) "\n\t" \
+    op " v3.2d, " src ", " SV_EL(T, e3) "\n\t" \
+    op " v4.2d, " src ", " SV_EL(T, e4) "\n\t"
+#define SV_ROW0(op, src, T) SV_ROW(op, src, T, 0, 1, 2, 3, 4)
+#define SV_ROW1(op, src, T) SV_ROW(op, src, T, 8, 0, 1, 2, 3)
+#define SV_ROW2(op, src, T) SV_ROW(op, src, T, 7, 8, 0, 1, 2)
+#define SV_ROW3(op, src, T) SV_ROW(op, src, T, 6, 7, 8, 0, 1)
+#define SV_ROW4(op, src, T) SV_ROW(op, src, T, 5, 6, 7, 8, 0)
+/* a block pair's five rows, limbs 0, 2 in l02, 1, 3 in l13, 4 as op4 src4 */
+#define SV_ROWS(op0, l02, l13, op4, src4, T) \
+    SV_ROW0(op0, l02 ".2s", T) SV_ROW1("umlal", l13 ".2s", T) \
+    SV_ROW2("umlal2", l02 ".4s", T) SV_ROW3("umlal2", l13 ".4s", T) \
+    SV_ROW4(op4, src4, T)
+/* X's rows in X_ROWS_V's order */
+#define SV_X_ROWS(T) \
+    SV_ROW2("umlal2", "%[x02].4s", T) SV_ROW0("umlal", "%[x02].2s", T) \
+    SV_ROW1("umlal", "%[x13].2s", T) SV_ROW3("umlal2", "%[x13].4s", T) \
+    SV_ROW4("umlal", "%[x4].2s", T)
+/*
+ * The next block pair at vin as limbs (LOAD_PAIR_V): a, b the ld2 pair
+ * (low, high halves of the blocks), limbs 0 and 2 to a, 1 and 3 to l13,
+ * limb 4 left in b's 64-bit lanes (unmasked: below 2^24) for SV_LIMB4
+ */
+#define SV_LOAD(a, b, l13, t) \
+    "ld2 {" a ".2d, " b ".2d}, [%[vin]], #32\n\t" \
+    "shl " t ".2d, " b ".2d, #12\n\t" \
+    "sri " t ".2d, " a ".2d, #52\n\t" \
+    "shrn " l13 ".2s, " a ".2d, #26\n\t" \
+    "shrn2 " l13 ".4s, " b ".2d, #14\n\t" \
+    "uzp1 " a ".4s, " a ".4s, " t ".4s\n\t" \
+    "bic " a ".4s, #252, lsl #24\n\t" \
+    "bic " l13 ".4s, #252, lsl #24\n\t" \
+    "ushr " b ".2d, " b ".2d, #40\n\t"
+/* limb 4 of two pairs (lo, hi: their b) in one register, plus 2^128 */
+#define SV_LIMB4(d, lo, hi) \
+    "uzp1 " d ".4s, " lo ".4s, " hi ".4s\n\t" \
+    "orr " d ".4s, #1, lsl #24\n\t"
+/* CARRY, into X's registers */
+#define SV_CARRY_STEP(i, j) \
+    "usra v" #j ".2d, v" #i ".2d, #26\n\t" \
+    "and v" #i ".16b, v" #i ".16b, v22.16b\n\t"
+#define SV_CARRY \
+    SV_CARRY_STEP(0, 1) SV_CARRY_STEP(3, 4) SV_CARRY_STEP(1, 2) \
+    "ushr v16.2d, v4.2d, #26\n\t" \
+    "and v4.16b, v4.16b, v22.16b\n\t" \
+    "add v0.2d, v0.2d, v16.2d\n\t" \
+    "shl v16.2d, v16.2d, #2\n\t" \
+    "add v0.2d, v0.2d, v16.2d\n\t" \
+    SV_CARRY_STEP(2, 3) SV_CARRY_STEP(0, 1) SV_CARRY_STEP(3, 4) \
+    "uzp1 %[x02].4s, v0.4s, v2.4s\n\t" \
+    "uzp1 %[x13].4s, v1.4s, v3.4s\n\t" \
+    "xtn %[x4].2s, v4.2d\n\t"
+#define SV_MAC POLY1305_R64_A64_STEP("")
+
+/*
+ * The 2 + 8 s blocks at in in the lanes (the accumulator added to the
+ * first), 3 s blocks at c->in into c's accumulator, as
+ * vector_blocks_v(p, in, 16 (2 + 8 s), 1) and MAC_BLOCK 3 s times would.
+ */
+static __attribute__((noinline)) void split_vector_blocks(poly1305_neon_st *p,
+                                                          const uint8_t *in,
+                                                          size_t s, stitched_mac *c)
+{
+    const uint32x2_t mask = vdup_n_u32(M26), hib = vdup_n_u32(1u << 24);
+    uint32x2_t x0, x1, x2, x3, x4;
+    uint32x4_t x02, x13;
+    uint64x2_t d0, d1, d2, d3, d4;
+    uint64_t h0 = c->h0, h1 = c->h1, h2 = c->h2, m0, m1, t0, t1, t2, t3;
+    const uint8_t *cin = c->in;
+    uint32_t l[5];
+    uint64_t t[5];
+
+    if (!p->have_powers)
+        compute_powers(p);
+    /* X = the first pair, the accumulator added to lane 0 */
+    poly1305_r64_to_26(&p->sc, l);
+    LOAD_PAIR_V(x, in);
+    x0 = vadd_u32(x0, vset_lane_u32(l[0], vdup_n_u32(0), 0));
+    x1 = vadd_u32(x1, vset_lane_u32(l[1], vdup_n_u32(0), 0));
+    x2 = vadd_u32(x2, vset_lane_u32(l[2], vdup_n_u32(0), 0));
+    x3 = vadd_u32(x3, vset_lane_u32(l[3], vdup_n_u32(0), 0));
+    x4 = vadd_u32(x4, vset_lane_u32(l[4], vdup_n_u32(0), 0));
+    in += 32;
+    x02 = vcombine_u32(x0, x2);
+    x13 = vcombine_u32(x1, x3);
+    __asm__("ldp q23, q24, [%[tab]]\n\t"
+            "ldp q25, q26, [%[tab], #32]\n\t"
+            "ldp q27, q28, [%[tab], #64]\n\t"
+            "ldp q29, q30, [%[tab], #96]\n\t"
+            "ldr q31, [%[tab], #128]\n\t"
+            "mov %w[t0], #0x3ffffff\n\t"
+            "dup v22.2d, %[t0]\n"
+            "1:\n\t"
+            SV_MAC
+            SV_LOAD("v5", "v6", "v11", "v16")               /* P */
+            SV_LOAD("v7", "v8", "v12", "v17")               /* Q */
+            SV_LIMB4("v14", "v6", "v8")
+            SV_ROWS("umull", "v5", "v11", "umlal", "v14.2s", R6)   /* P r^6 */
+            SV_ROWS("umlal", "v7", "v12", "umlal2", "v14.4s", R4)  /* + Q r^4 */
+            SV_MAC
+            SV_LOAD("v9", "v10", "v13", "v16")              /* R */
+            SV_LOAD("v5", "v6", "v11", "v17")               /* S */
+            SV_LIMB4("v15", "v6", "v10")
+            SV_ROWS("umlal", "v9", "v13", "umlal2", "v15.4s", R2)  /* + R r^2 */
+            SV_MAC
+            SV_X_ROWS(R8)                                /* + X r^8 */
+            SV_CARRY
+            "add %[x02].4s, %[x02].4s, v5.4s\n\t"           /* X += S */
+            "add %[x13].4s, %[x13].4s, v11.4s\n\t"
+            "add %[x4].2s, %[x4].2s, v15.2s\n\t"
+            "subs %[n], %[n], #1\n\t"
+            "b.ne 1b"
+            : [x02] "+w"(x02), [x13] "+w"(x13), [x4] "+w"(x4), [vin] "+r"(in),
+              [n] "+r"(s),
+              POLY1305_R64_A64_OUT(h0, h1, h2, cin, m0, m1, t0, t1, t2, t3)
+            : [tab] "r"(p->split_tab),
+              POLY1305_R64_A64_IN(c->r0, c->r1, c->s1, (uint64_t)1)
+            : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7",
+              "v8", "v9", "v10", "v11", "v12", "v13", "v14", "v15", "v16",
+              "v17", "v22", "v23", "v24", "v25", "v26", "v27", "v28", "v29",
+              "v30", "v31");
+    x0 = vget_low_u32(x02);
+    x2 = vget_high_u32(x02);
+    x1 = vget_low_u32(x13);
+    x3 = vget_high_u32(x13);
+    /* h = lane 0 r^2 + lane 1 r */
+    PRODUCTS(PAIR_MUL, PAIR_MAC, d, x, p->fin);
+    t[0] = vaddvq_u64(d0);
+    t[1] = vaddvq_u64(d1);
+    t[2] = vaddvq_u64(d2);
+    t[3] = vaddvq_u64(d3);
+    t[4] = vaddvq_u64(d4);
+    poly1305_r64_from_26(&p->sc, t);
+    c->h0 = h0;
+    c->h1 = h1;
+    c->h2 = h2;
+    c->in = cin;
+    chacha_wipe(l, sizeof(l));
+    chacha_wipe(t, sizeof(t));
+}
 
 /* d = x e: limbs x (each below 2^27) by the table element e of a power */
 #define SC_MUL(d, x, T, e) ((uint64_t)(x) * (T)[e])
@@ -444,10 +626,11 @@ static void need_rpow(poly1305_neon_st *p, uint32_t n)
  * joined as h = h_A r^ns + h_S, r^ns the product of the kept r^(2^j) of
  * ns's bits (ns public: the branches depend only on the length); the rest
  * (under 8 + SPLIT_K blocks) in the scalar loop. llvm-mca 19, 16 KiB, a
- * step of 8 + 3 blocks against neon's 8, cycles a byte (cortex-a57 / -a53
- * / neoverse-n1 / -v1 / -v2 / -n2): 0.78 / 2.11 / 0.77 / 0.39 / 0.30 /
- * 0.69 against 0.84 / 1.98 / 0.85 / 0.51 / 0.43 / 0.81; worse on the
- * in-order A53, so auto takes it on the Neoverse cores only (ARM_WIDE).
+ * step of 8 + 3 blocks (split_vector_blocks) against neon's 8, cycles a
+ * byte (cortex-a57 / -a53 / neoverse-n1 / -v1 / -v2 / -n2): 0.66 / 2.49 /
+ * 0.63 / 0.38 / 0.29 / 0.58 against 0.84 / 1.98 / 0.85 / 0.51 / 0.43 /
+ * 0.81; worse on the in-order A53, so auto takes it on the Neoverse cores
+ * only (ARM_WIDE).
  */
 static __attribute__((noinline)) void split_blocks(poly1305_neon_st *p,
                                                    const uint8_t *in, size_t len)
@@ -467,7 +650,7 @@ static __attribute__((noinline)) void split_blocks(poly1305_neon_st *p,
         na = 2 + 8 * s;
         c = (stitched_mac){ 0, 0, 0, p->sc.r[0], p->sc.r[1],
                             p->sc.r[1] + (p->sc.r[1] >> 2), in + 16 * na };
-        vector_blocks_s(p, in, 16 * na, 1, &c);
+        split_vector_blocks(p, in, s, &c);
         for (j = 0; (ns >> j) != 0; j++)
             if ((ns >> j) & 1) {
                 need_rpow(p, j + 1);
@@ -506,14 +689,14 @@ static void neon_init(poly1305_state *st, const uint8_t key[32])
 static inline void blocks_with(poly1305_state *st, const uint8_t *in, size_t len,
                                uint32_t padbit,
                                void (*vector)(poly1305_neon_st *, const uint8_t *,
-                                              size_t, uint32_t, stitched_mac *))
+                                              size_t, uint32_t))
 {
     poly1305_neon_st *p = (poly1305_neon_st *)st->opaque;
 
     /* the branch depends only on the public length; the long path is a
        tail call, so the short one makes no frame */
     if (len >= POLY1305_NEON_MIN)
-        vector(p, in, len, padbit, NULL);
+        vector(p, in, len, padbit);
     else
         poly1305_r64_blocks(&p->sc, in, len / 16, padbit);
 }
