@@ -48,11 +48,10 @@ CHACHA_INLINE void c5_emit_block(uint8_t *dst, const uint8_t *src, __m512i ks,
  * a byte, kernel alone; Zen 4 at L = 2 (its 512-bit operations take two
  * 256-bit pipes: W = 2) is balanced, and at L = 1 bound by the pipes, where
  * pairing gains nothing (the rule: core/shortpath.c, CHACHA_PAIRS_MIN_LW in
- * shortpath.h, and a race at load). The pair's state goes through its
- * frame (c5_pair_rounds; from C, GCC spilled it): it returns 1 when pairs
- * ran, and the caller then burns that frame (C5_PAIR_FRAME).
+ * shortpath.h, and a race at load). The pair's state goes through the
+ * frame (c5_pair_rounds; from C, GCC spilled it), which the caller burns
+ * (xor_16x_pairs).
  */
-#define C5_PAIR_FRAME 3072
 
 #if !CHACHA_AVX512_EMULATED
 /*
@@ -188,9 +187,9 @@ static inline void c5_pair_rounds(__m512i x[16], __m512i y[16])
 }
 #endif
 
-static __attribute__((noinline)) int
-xor_16x(uint8_t *out, const uint8_t *in, size_t len, const uint32_t key[8],
-        const uint32_t counter[4], int pair)
+CHACHA_INLINE int
+xor_16x_body(uint8_t *out, const uint8_t *in, size_t len,
+             const uint32_t key[8], const uint32_t counter[4], int pair)
 {
     c5_run run;
     __m512i x[16];
@@ -249,6 +248,55 @@ xor_16x(uint8_t *out, const uint8_t *in, size_t len, const uint32_t key[8],
     }
     chacha_wipe(&run, sizeof(run));
     return paired;
+}
+
+static __attribute__((noinline)) void
+xor_16x(uint8_t *out, const uint8_t *in, size_t len, const uint32_t key[8],
+        const uint32_t counter[4])
+{
+    (void)xor_16x_body(out, in, len, key, counter, 0);
+}
+
+/*
+ * How much stack to burn after xor_16x_pairs, from its caller's stack
+ * pointer top down: this frame (where it is inlined: xor_16x_pairs) and
+ * C5_BURN_MARGIN for the return addresses, what it calls and the burn's
+ * own frame; C5_PAIR_FRAME_MAX where that cannot be read. The frame holds
+ * the pair's state, which the rounds can be run back from to the key, and
+ * what the compiler spilled: 2.5 KiB with GCC 12 -O2, 3.7 with clang 14,
+ * 4.3 with GCC -Os, so measured rather than assumed.
+ */
+#define C5_BURN_MARGIN 512
+#define C5_PAIR_FRAME_MAX 8192
+
+/* the stack pointer where this is inlined (0 where it cannot be read) */
+CHACHA_INLINE uintptr_t c5_stack_top(void)
+{
+#if defined(__x86_64__)
+    uintptr_t sp;
+
+    __asm__ volatile("mov %%rsp, %0" : "=r"(sp));
+    return sp;
+#else
+    return 0;
+#endif
+}
+
+CHACHA_INLINE size_t c5_frame_depth(uintptr_t top)
+{
+    uintptr_t sp = c5_stack_top();
+
+    if (sp != 0 && sp < top && top - sp <= C5_PAIR_FRAME_MAX - C5_BURN_MARGIN)
+        return top - sp + C5_BURN_MARGIN;
+    return C5_PAIR_FRAME_MAX;
+}
+
+/* The same with pairs: 0, or the stack to burn when pairs ran */
+static __attribute__((noinline)) size_t
+xor_16x_pairs(uint8_t *out, const uint8_t *in, size_t len,
+              const uint32_t key[8], const uint32_t counter[4], uintptr_t top)
+{
+    return xor_16x_body(out, in, len, key, counter, 1) ? c5_frame_depth(top) : 0;
 }
 
 /* Block hi (0, 1) of a ymm row set r: lane hi of its four rows. */
@@ -438,8 +486,14 @@ CHACHA_INLINE void xor_any(uint8_t *out, const uint8_t *in, size_t len,
         full = len;
         rest = 0;
     }
-    if (xor_16x(out, in, full, key, counter, pair))
-        chacha_burn_stack(C5_PAIR_FRAME);
+    if (!pair) {
+        xor_16x(out, in, full, key, counter);
+    } else {
+        size_t burn = xor_16x_pairs(out, in, full, key, counter, c5_stack_top());
+
+        if (burn != 0)
+            chacha_burn_stack(burn);
+    }
     if (rest > 0) {
         memcpy(ctr, counter, sizeof(ctr));
         ctr[0] += (uint32_t)(full / CHACHA_BLOCK_LEN);
