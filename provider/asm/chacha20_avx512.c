@@ -215,6 +215,7 @@ xor_16x_body(uint8_t *out, const uint8_t *in, size_t len,
         w[1][12] = _mm512_add_epi32(run.ctr, _mm512_set1_epi32(16));
         c5_pair_rounds(w[0], w[1]);
         c5_emit16(out, in, w[0], &run, CHACHA_BLOCKS(16));
+        /* a constant 1 KiB for a whole second pass: no length tests */
         if (n == CHACHA_BLOCKS(32))
             c5_emit16(out + CHACHA_BLOCKS(16), in + CHACHA_BLOCKS(16), w[1],
                       &run, CHACHA_BLOCKS(16));

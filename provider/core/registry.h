@@ -45,7 +45,9 @@ int chacha_fused_pairs(const chacha20_poly1305_kernel *f,
  * The fused kernel for this pair on this CPU, or NULL (two steps then).
  * The first of the list for this pair; auto_pick (the ChaCha20 kernel is
  * auto's choice): the first whose preference bits (.prefer) the CPU has
- * too. A forced pair fuses on any CPU that runs the fused kernel.
+ * too. A forced pair fuses on any CPU that runs the fused kernel. The
+ * provider then drops it where the path rule runs the ChaCha20 passes in
+ * pairs (hybrid 2: select_kernels in chacha_prov.c).
  */
 const chacha20_poly1305_kernel *chacha_select_fused(const chacha20_kernel *c,
                                                     const poly1305_kernel *p,

@@ -38,8 +38,14 @@
 /* a raced hybrid entry must take less than 31/32 of xor_stream's time */
 #define RACE_WIN (31.0 / 32.0)
 #define RACE_MAX 1024
-/* the pairs race: 2 KiB calls (one full pair), pairs entry against hybrid */
+/*
+ * The pairs race: 2 KiB calls (one full pair), pairs entry against hybrid,
+ * in turn, the best of PAIRS_RUNS each (~50 us): a busy SMT sibling's
+ * windows outlast 8 runs, and in turn both sides see the same windows.
+ */
 #define PAIRS_RACE_LEN 2048
+#define PAIRS_RUNS 16
+_Static_assert(RACE_MAX <= PAIRS_RACE_LEN, "entry_chain's buffer takes both races");
 #define RUNS 8
 #define CHAIN 1024
 
@@ -159,14 +165,23 @@ static uint64_t hybrid_chain(const chacha20_kernel *k)
     return entry_chain(k->xor_stream_hybrid, k->hybrid_race);
 }
 
-static uint64_t hybrid_pass_chain(const chacha20_kernel *k)
+/* the pairs' time over the hybrid entry's, runs in turn (0: implausible) */
+static double pairs_race(const chacha20_kernel *k, double tsc_cost)
 {
-    return entry_chain(k->xor_stream_hybrid, PAIRS_RACE_LEN);
-}
+    uint64_t single = UINT64_MAX, paired = UINT64_MAX, t;
+    double ratio;
+    int i;
 
-static uint64_t pairs_chain(const chacha20_kernel *k)
-{
-    return entry_chain(k->xor_stream_pairs, PAIRS_RACE_LEN);
+    for (i = 0; i < PAIRS_RUNS; i++) {
+        if ((t = entry_chain(k->xor_stream_hybrid, PAIRS_RACE_LEN)) < single)
+            single = t;
+        if ((t = entry_chain(k->xor_stream_pairs, PAIRS_RACE_LEN)) < paired)
+            paired = t;
+    }
+    if ((double)single <= tsc_cost)
+        return 0;
+    ratio = ((double)paired - tsc_cost) / ((double)single - tsc_cost);
+    return ratio >= 0.25 && ratio <= 4 ? ratio : 0;
 }
 
 /*
@@ -201,15 +216,6 @@ static int measure(const chacha20_kernel *k, chacha_probes *p)
         if (p->width < 0.25 || p->width > 16)
             p->width = 0;
     }
-    if (k->xor_stream_pairs != NULL && k->xor_stream_hybrid != NULL
-        && p->step * p->width > CHACHA_PAIRS_MIN_LW) {
-        double single = (double)min_of(hybrid_pass_chain, k) - tsc_cost;
-
-        p->pairs_race = single > 0
-                        ? ((double)min_of(pairs_chain, k) - tsc_cost) / single : 0;
-        if (p->pairs_race < 0.25 || p->pairs_race > 4)
-            p->pairs_race = 0;
-    }
     if (k->hybrid_race != 0 && k->xor_stream_hybrid != NULL
         && k->hybrid_race <= RACE_MAX) {
         plain = (double)min_of(plain_chain, k) - tsc_cost;
@@ -219,6 +225,11 @@ static int measure(const chacha20_kernel *k, chacha_probes *p)
         if (p->race < 0.25 || p->race > 4)
             return 0;
     }
+    /* the pairs come on the hybrid choice: raced only where it can win */
+    if (k->xor_stream_pairs != NULL && k->xor_stream_hybrid != NULL
+        && p->step * p->width > CHACHA_PAIRS_MIN_LW
+        && (k->hybrid_race == 0 || p->race < RACE_WIN))
+        p->pairs_race = pairs_race(k, tsc_cost);
     return p->step >= 0.5 && p->step <= 8 && p->block >= 100 && p->block <= 2000;
 }
 #else
